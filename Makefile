@@ -1,0 +1,27 @@
+# Both targets bootstrap .venv on a fresh machine (Python >= 3.10).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# Replays the bundled 10-minute recording through the live pipeline at 1x, with the monitor
+# on a display or headless (screenshot beside the outputs) when there is none.
+run: $(STAMP)
+	$(BIN)/rt-eeg replay data_samples/sim_0001_s001_t000.edf --out runs/sample --speed 1 $(if $(DISPLAY),,--headless)
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check rt_eeg tools tests
+
+clean:
+	rm -rf $(VENV) runs

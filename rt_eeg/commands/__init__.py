@@ -1,0 +1,1 @@
+"""One module per ``rt-eeg`` subcommand: ``HELP``, ``add_arguments(parser)``, ``run(args)``."""

@@ -1,0 +1,533 @@
+"""Channel-based LSTM decoder: per-channel P(seizure) for every 1 s epoch.
+
+Each TCP channel is classified on its own, so one model serves 22-, 20- or 16-channel
+recordings. The input of one decision is the LFCC features of one channel over a causal
+7 s window: the epoch being decided and the 6 before it, 10 frames of 0.1 s each, i.e. a
+``(70, 26)`` block. Epoch ``e`` covers frames ``10e .. 10e+9`` and starts at ``e * 1.0`` s
+after the first frame; an incomplete trailing epoch is never scored.
+
+Window-based normalisation (after the online system of Temple's NEDC): every feature of the
+window is scaled by what was observed *in that window only* (``'maxabs'``: divided by its
+maximum absolute value; ``'zscore'``: mean 0, standard deviation 1), so a decision never
+depends on data after its epoch.
+
+Start of a recording: epochs before the first frame do not exist. The window of epoch
+``e < 6`` holds only ``10 (e + 1)`` observed frames; the missing leading frames are
+*padding*: they are left out of the normalisation statistics and set to exactly 0 after it.
+The batch path (:func:`predict_recording`) and the streaming path (:class:`Decoder`) both call
+:func:`normalise_windows` with the same windows and valid-frame counts, so they agree.
+
+TensorFlow is imported lazily (inside functions), so ``import rt_eeg.decoder`` is cheap.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rt_eeg.errors import RtEegError
+
+#: Frames of 0.1 s per 1 s decision epoch.
+FRAMES_PER_EPOCH = 10
+#: Epochs per causal window (the decided epoch and the 6 before it).
+WINDOW_EPOCHS = 7
+#: Frames per window.
+WINDOW_FRAMES = FRAMES_PER_EPOCH * WINDOW_EPOCHS
+#: Epoch length in seconds.
+EPOCH_S = 1.0
+#: Window normalisations the decoder knows.
+NORMALISATIONS = ("maxabs", "zscore")
+#: Model architectures :func:`build_model` knows.
+ARCHITECTURES = ("epoch_lstm", "frame_lstm")
+#: File names inside a model folder.
+MODEL_FILE = "model.keras"
+FEATURES_FILE = "features.toml"
+MANIFEST_FILE = "manifest.json"
+#: Windows per model call in batch inference (bounds memory: 8192 x 70 x 26 float32 = 60 MB).
+BATCH_WINDOWS = 8192
+
+_EPS = np.float32(1e-6)
+
+
+# --------------------------------------------------------------------------- windows (numpy)
+
+
+def n_valid_frames(epochs: np.ndarray | int) -> np.ndarray:
+    """Observed frames in the window of each epoch index: ``min(10 (e + 1), 70)``.
+
+    Parameters
+    ----------
+    epochs : int or array of int, shape (n,)
+        Epoch indices counted from the start of the recording (0 = first epoch).
+
+    Returns
+    -------
+    n_valid : ndarray of int64, shape (n,)
+    """
+    e = np.atleast_1d(np.asarray(epochs, dtype=np.int64))
+    return np.minimum(FRAMES_PER_EPOCH * (e + 1), WINDOW_FRAMES)
+
+
+def normalise_windows(
+    windows: np.ndarray, n_valid: np.ndarray, method: str = "maxabs"
+) -> np.ndarray:
+    """Window-based normalisation of raw feature windows.
+
+    Parameters
+    ----------
+    windows : ndarray, shape (n, 70, n_features)
+        Raw features, time-first; the first ``70 - n_valid[i]`` frames of row ``i`` are
+        padding (their values are ignored).
+    n_valid : ndarray of int, shape (n,)
+        Observed (trailing) frames per window, 1..70.
+    method : {'maxabs', 'zscore'}
+        ``'maxabs'``: each feature divided by its maximum absolute value over the observed
+        frames (a feature that is 0 throughout stays 0). ``'zscore'``: each feature minus its
+        mean, divided by its standard deviation (+1e-6) over the observed frames.
+
+    Returns
+    -------
+    out : ndarray of float32, shape (n, 70, n_features)
+        Normalised windows; padding frames are exactly 0.
+    """
+    x = np.asarray(windows, dtype=np.float32)
+    if x.ndim != 3 or x.shape[1] != WINDOW_FRAMES:
+        raise ValueError(f"windows must have shape (n, {WINDOW_FRAMES}, n_features), got {x.shape}")
+    n_valid = np.asarray(n_valid, dtype=np.int64).reshape(-1)
+    mask = np.arange(WINDOW_FRAMES)[None, :] >= (WINDOW_FRAMES - n_valid)[:, None]  # (n, 70)
+    mask3 = mask[:, :, None]
+    x = np.where(mask3, x, np.float32(0))
+    if method == "maxabs":
+        scale = np.abs(x).max(axis=1, keepdims=True)
+        return x / np.maximum(scale, _EPS)
+    if method == "zscore":
+        count = n_valid.astype(np.float32)[:, None, None]
+        mean = x.sum(axis=1, keepdims=True) / count
+        dev = np.where(mask3, x - mean, np.float32(0))
+        std = np.sqrt((dev * dev).sum(axis=1, keepdims=True) / count)
+        return (dev / (std + _EPS)).astype(np.float32, copy=False)
+    raise ValueError(f"unknown normalisation {method!r}; expected one of {NORMALISATIONS}")
+
+
+def recording_windows(features: np.ndarray, epochs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Raw windows of the given epochs of one recording, all channels.
+
+    Parameters
+    ----------
+    features : ndarray, shape (n_frames, n_channels, n_features)
+    epochs : ndarray of int, shape (m,)
+        Complete epochs (``10 e + 10 <= n_frames``).
+
+    Returns
+    -------
+    windows : ndarray of float32, shape (m * n_channels, 70, n_features)
+        Epoch-major, channel-minor rows; padding frames are 0.
+    n_valid : ndarray of int64, shape (m * n_channels,)
+    """
+    n_frames, n_ch, n_feat = features.shape
+    epochs = np.asarray(epochs, dtype=np.int64)
+    # Frame index of every window position; negative = before the first frame (padding).
+    idx = (FRAMES_PER_EPOCH * (epochs + 1) - WINDOW_FRAMES)[:, None] + np.arange(WINDOW_FRAMES)
+    win = features[np.maximum(idx, 0)]  # (m, 70, n_ch, n_feat)
+    win[idx < 0] = 0.0
+    win = win.transpose(0, 2, 1, 3).reshape(-1, WINDOW_FRAMES, n_feat)
+    return np.ascontiguousarray(win, dtype=np.float32), np.repeat(n_valid_frames(epochs), n_ch)
+
+
+# --------------------------------------------------------------------------- model (TF, lazy)
+
+
+def build_model(
+    arch: str = "epoch_lstm",
+    *,
+    n_features: int = 26,
+    units: int = 32,
+    dense_units: int = 64,
+    seed: int = 0,
+):
+    """Build an (uncompiled) Keras model mapping one channel's window to P(seizure).
+
+    Parameters
+    ----------
+    arch : {'epoch_lstm', 'frame_lstm'}
+        ``'epoch_lstm'``: the 10 x n_features block of each 1 s epoch is flattened and
+        projected by a shared dense layer (tanh), then an LSTM runs over the 7 epochs.
+        ``'frame_lstm'``: an LSTM runs over the 70 frames directly.
+    n_features : int
+        Features per frame.
+    units : int
+        LSTM units.
+    dense_units : int
+        Width of the per-epoch projection (``'epoch_lstm'`` only).
+    seed : int
+        Seeds every initializer explicitly (no reliance on global random state).
+
+    Returns
+    -------
+    model : keras.Model
+        Input ``(batch, 70, n_features)`` float32, output ``(batch, 1)`` sigmoid.
+    """
+    import keras
+
+    if arch not in ARCHITECTURES:
+        raise RtEegError(f"unknown architecture {arch!r}; expected one of {ARCHITECTURES}")
+    init = keras.initializers
+
+    def glorot(k: int):
+        return init.GlorotUniform(seed=seed * 1000 + k)
+
+    inp = keras.Input(shape=(WINDOW_FRAMES, n_features), dtype="float32", name="window")
+    if arch == "epoch_lstm":
+        x = keras.layers.Reshape((WINDOW_EPOCHS, FRAMES_PER_EPOCH * n_features), name="epochs")(inp)
+        x = keras.layers.Dense(
+            dense_units, activation="tanh", kernel_initializer=glorot(1), name="epoch_proj"
+        )(x)
+        unroll = True  # 7 steps: unrolled is faster on CPU for tiny batches
+    else:
+        x = inp
+        unroll = False
+    x = keras.layers.LSTM(
+        units,
+        kernel_initializer=glorot(2),
+        recurrent_initializer=init.Orthogonal(seed=seed * 1000 + 3),
+        unroll=unroll,
+        name="lstm",
+    )(x)
+    out = keras.layers.Dense(1, activation="sigmoid", kernel_initializer=glorot(4), name="p_seiz")(
+        x
+    )
+    return keras.Model(inp, out, name=f"rt_eeg_{arch}")
+
+
+def resolve_device(device: str = "auto") -> str:
+    """TensorFlow device string for ``'auto'``, ``'cpu'`` or ``'gpu'``.
+
+    Raises
+    ------
+    RtEegError
+        ``'gpu'`` requested but TensorFlow sees no GPU, or an unknown device name.
+    """
+    import tensorflow as tf
+
+    gpus = tf.config.list_physical_devices("GPU")
+    if device == "auto":
+        return "/GPU:0" if gpus else "/CPU:0"
+    if device == "cpu":
+        return "/CPU:0"
+    if device == "gpu":
+        if not gpus:
+            raise RtEegError("device 'gpu' requested but TensorFlow sees no GPU on this machine")
+        return "/GPU:0"
+    raise RtEegError(f"unknown device {device!r}; expected auto, cpu or gpu")
+
+
+def config_differences(saved: Any, running: Any) -> list[str]:
+    """Names and values of the dataclass fields in which two feature configurations differ."""
+    diffs = []
+    for f in dataclasses.fields(saved):
+        a, b = getattr(saved, f.name), getattr(running, f.name, None)
+        if a != b:
+            diffs.append(f"{f.name} (model {a!r}, running {b!r})")
+    return diffs
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+class DecoderStream:
+    """Streaming state of one recording: the last 7 s of features and the pending epoch.
+
+    Created by :meth:`Decoder.open_stream`; fed through :meth:`Decoder.push` (default
+    stream) or :meth:`Decoder.predict_many` (several streams in one model call).
+    """
+
+    def __init__(self, n_channels: int, n_features: int):
+        self.n_channels = int(n_channels)
+        self.n_features = int(n_features)
+        # The last 70 frames at the latest epoch boundary, channel-first for cheap windows.
+        self._window = np.zeros((self.n_channels, WINDOW_FRAMES, self.n_features), np.float32)
+        self._pending = np.zeros((self.n_channels, FRAMES_PER_EPOCH, self.n_features), np.float32)
+        self._n_pending = 0
+        self._pending_t0 = 0.0
+        self.n_epochs = 0  # completed epochs so far
+
+    def _advance(
+        self, features: np.ndarray, times: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Consume frames; return raw windows, valid counts and start times of new epochs."""
+        wins, valid, starts = [], [], []
+        k = features.shape[0]
+        i = 0
+        while i < k:
+            take = min(FRAMES_PER_EPOCH - self._n_pending, k - i)
+            if self._n_pending == 0:
+                self._pending_t0 = float(times[i])
+            self._pending[:, self._n_pending : self._n_pending + take] = features[
+                i : i + take
+            ].transpose(1, 0, 2)
+            self._n_pending += take
+            i += take
+            if self._n_pending == FRAMES_PER_EPOCH:
+                # Shift once per epoch (not per frame): drop the oldest 10 frames.
+                self._window[:, :-FRAMES_PER_EPOCH] = self._window[:, FRAMES_PER_EPOCH:]
+                self._window[:, -FRAMES_PER_EPOCH:] = self._pending
+                wins.append(self._window.copy())
+                valid.append(int(n_valid_frames(self.n_epochs)[0]))
+                starts.append(self._pending_t0)
+                self.n_epochs += 1
+                self._n_pending = 0
+        if not wins:
+            empty = np.zeros((0, WINDOW_FRAMES, self.n_features), np.float32)
+            return empty, np.zeros(0, np.int64), np.zeros(0, np.float64)
+        w = np.concatenate(wins, axis=0)  # (m * n_ch, 70, F), epoch-major
+        n_valid = np.repeat(np.asarray(valid, np.int64), self.n_channels)
+        return w, n_valid, np.asarray(starts, np.float64)
+
+
+class Decoder:
+    """Transport-free decoder stage: LFCC frames in, per-channel P(seizure) per epoch out.
+
+    Parameters
+    ----------
+    model_dir : path-like
+        Folder with ``model.keras``, ``features.toml`` and ``manifest.json``.
+    device : {'auto', 'cpu', 'gpu'}
+        Where inference runs; ``'auto'`` takes the GPU when TensorFlow sees one.
+    feature_config : rt_eeg.features.FeatureConfig, optional
+        The running feature configuration (default ``FeatureConfig()``). A model whose
+        ``features.toml`` differs is refused with an :class:`RtEegError` naming the keys.
+
+    Attributes
+    ----------
+    device : str
+        ``'/CPU:0'`` or ``'/GPU:0'``.
+    normalisation : str
+        Window normalisation the model was trained with.
+    manifest : dict
+        The model's manifest.
+    """
+
+    def __init__(self, model_dir: str | os.PathLike, *, device: str = "auto", feature_config=None):
+        from rt_eeg.features import FeatureConfig
+
+        self.model_dir = Path(model_dir)
+        for name in (MODEL_FILE, FEATURES_FILE, MANIFEST_FILE):
+            if not (self.model_dir / name).is_file():
+                raise RtEegError(f"model folder has no {name}", self.model_dir)
+        running = feature_config if feature_config is not None else FeatureConfig()
+        saved = FeatureConfig.load(self.model_dir / FEATURES_FILE)
+        if saved != running:
+            diffs = config_differences(saved, running) or ["(unequal, no field differs)"]
+            raise RtEegError(
+                "model was trained with different feature settings: " + "; ".join(diffs),
+                self.model_dir / FEATURES_FILE,
+            )
+        self.feature_config = running
+        try:
+            self.manifest = json.loads((self.model_dir / MANIFEST_FILE).read_text("utf-8"))
+            dec = self.manifest["decoder"]
+            self.normalisation = str(dec["normalisation"])
+            geometry = (int(dec["frames_per_epoch"]), int(dec["window_epochs"]))
+        except (ValueError, KeyError, TypeError) as err:
+            raise RtEegError(
+                f"manifest is not valid (missing or bad decoder section: {err})",
+                self.model_dir / MANIFEST_FILE,
+            ) from err
+        if geometry != (FRAMES_PER_EPOCH, WINDOW_EPOCHS) or self.normalisation not in NORMALISATIONS:
+            raise RtEegError(
+                f"unsupported decoder settings {dec}; this decoder does "
+                f"{FRAMES_PER_EPOCH} frames x {WINDOW_EPOCHS} epochs, {NORMALISATIONS}",
+                self.model_dir / MANIFEST_FILE,
+            )
+        self.device = resolve_device(device)
+        self._model, self._infer = _load_model(self.model_dir / MODEL_FILE, self.device)
+        self.n_features = int(self._model.input_shape[-1])
+        self._stream: DecoderStream | None = None
+        # Warm-up: trace the function and touch the device once before the first real frame.
+        self._run(np.zeros((22, WINDOW_FRAMES, self.n_features), np.float32))
+
+    # ---------------------------------------------------------------- model calls
+    def _run(self, windows: np.ndarray) -> np.ndarray:
+        """Model on raw-normalised windows ``(n, 70, F)`` -> ``(n,)`` float32 P(seizure)."""
+        if windows.shape[0] == 0:
+            return np.zeros(0, np.float32)
+        out = []
+        for i in range(0, windows.shape[0], BATCH_WINDOWS):
+            out.append(self._infer(windows[i : i + BATCH_WINDOWS]))
+        return np.concatenate(out)
+
+    def _probs(self, windows: np.ndarray, n_valid: np.ndarray) -> np.ndarray:
+        return self._run(normalise_windows(windows, n_valid, self.normalisation))
+
+    def _check(self, features: np.ndarray, times: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        features = np.asarray(features, dtype=np.float32)
+        if features.ndim != 3 or features.shape[2] != self.n_features:
+            raise RtEegError(
+                f"features must have shape (n_frames, n_channels, {self.n_features}), "
+                f"got {features.shape}"
+            )
+        if not np.isfinite(features).all():
+            raise RtEegError("features contain NaN or infinite values")
+        if times is None:
+            times = np.arange(features.shape[0]) * (EPOCH_S / FRAMES_PER_EPOCH)
+        times = np.asarray(times, dtype=np.float64).reshape(-1)
+        if times.shape[0] != features.shape[0]:
+            raise RtEegError(f"{features.shape[0]} feature frames but {times.shape[0]} times")
+        return features, times
+
+    # ---------------------------------------------------------------- streaming
+    def open_stream(self, n_channels: int) -> DecoderStream:
+        """A new, independent stream state (for :meth:`predict_many`)."""
+        return DecoderStream(n_channels, self.n_features)
+
+    def predict_many(
+        self, items: Sequence[tuple[DecoderStream, np.ndarray, np.ndarray]]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Push frames into several streams and decode all completed epochs in one call.
+
+        Parameters
+        ----------
+        items : sequence of (stream, features (k, n_ch, F), times (k,))
+
+        Returns
+        -------
+        results : list of (epoch_starts (m,), probs (m, n_ch)), one per item
+        """
+        parts, sizes, starts = [], [], []
+        for stream, feats, times in items:
+            feats, times = self._check(feats, times)
+            if feats.shape[1] != stream.n_channels:
+                raise RtEegError(
+                    f"stream has {stream.n_channels} channels but {feats.shape[1]} were pushed"
+                )
+            w, nv, st = stream._advance(feats, times)
+            parts.append((w, nv))
+            sizes.append(w.shape[0])
+            starts.append(st)
+        if sum(sizes) == 0:
+            probs = np.zeros(0, np.float32)
+        else:
+            probs = self._probs(
+                np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+            )
+        results, pos = [], 0
+        for (stream, _, _), n, st in zip(items, sizes, starts, strict=True):
+            results.append((st, probs[pos : pos + n].reshape(-1, stream.n_channels)))
+            pos += n
+        return results
+
+    def push(
+        self, features: np.ndarray, times: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Push feature frames; decode every epoch they complete.
+
+        Parameters
+        ----------
+        features : ndarray, shape (k, n_channels, n_features)
+            Consecutive 0.1 s frames (any k >= 0).
+        times : ndarray, shape (k,), optional
+            Start time in seconds of each frame (default: counted from 0).
+
+        Returns
+        -------
+        epoch_starts : ndarray of float64, shape (m,)
+            Start time of each completed epoch (time of its first frame).
+        probs : ndarray of float32, shape (m, n_channels)
+            P(seizure) per channel.
+        """
+        features = np.asarray(features, dtype=np.float32)
+        if self._stream is None:
+            if features.ndim != 3:
+                self._check(features, times)
+            self._stream = self.open_stream(features.shape[1])
+        return self.predict_many([(self._stream, features, times)])[0]
+
+    def flush(self) -> tuple[np.ndarray, np.ndarray]:
+        """End of stream: an incomplete trailing epoch is not scored; state is reset."""
+        n_ch = self._stream.n_channels if self._stream is not None else 0
+        self._stream = None
+        return np.zeros(0, np.float64), np.zeros((0, n_ch), np.float32)
+
+    # ---------------------------------------------------------------- batch
+    def predict_recording(self, features: np.ndarray) -> np.ndarray:
+        """Whole-recording twin of :meth:`push`.
+
+        Parameters
+        ----------
+        features : ndarray, shape (n_frames, n_channels, n_features)
+
+        Returns
+        -------
+        probs : ndarray of float32, shape (n_frames // 10, n_channels)
+        """
+        features, _ = self._check(features, None)
+        n_frames, n_ch, _ = features.shape
+        n_epochs = n_frames // FRAMES_PER_EPOCH
+        out = np.zeros((n_epochs, n_ch), np.float32)
+        step = max(1, BATCH_WINDOWS // max(n_ch, 1))
+        for e0 in range(0, n_epochs, step):
+            epochs = np.arange(e0, min(e0 + step, n_epochs))
+            w, nv = recording_windows(features, epochs)
+            out[e0 : e0 + len(epochs)] = self._probs(w, nv).reshape(len(epochs), n_ch)
+        return out
+
+
+def predict_recording(model: Decoder | str | os.PathLike, features: np.ndarray) -> np.ndarray:
+    """P(seizure) per epoch and channel of a whole recording.
+
+    Parameters
+    ----------
+    model : Decoder or path-like
+        A loaded decoder, or a model folder (loaded with ``device='auto'``).
+    features : ndarray, shape (n_frames, n_channels, n_features)
+
+    Returns
+    -------
+    probs : ndarray of float32, shape (n_frames // 10, n_channels)
+        Equal (to 1e-5) to what :meth:`Decoder.push` gives for any chunking.
+    """
+    decoder = model if isinstance(model, Decoder) else Decoder(model)
+    return decoder.predict_recording(features)
+
+
+def _load_model(path: Path, device: str):
+    """Load a Keras model and a traced inference function ``(n, 70, F) -> (n,)``."""
+    import keras
+    import tensorflow as tf
+
+    try:
+        with tf.device(device):
+            model = keras.saving.load_model(path, compile=False)
+    except (OSError, ValueError) as err:
+        raise RtEegError(f"cannot load the Keras model ({err})", path) from err
+    return model, make_infer(model, device)
+
+
+def make_infer(model, device: str = "/CPU:0"):
+    """Traced, fixed-rank inference function of ``model``: ``(n, 70, F)`` -> ``(n,)`` float32.
+
+    One trace serves every batch size (the batch dimension is ``None`` in the signature), so
+    per-epoch streaming calls pay no retracing or ``model.predict`` overhead.
+    """
+    import tensorflow as tf
+
+    n_feat = int(model.input_shape[-1])
+
+    @tf.function(
+        input_signature=[tf.TensorSpec([None, WINDOW_FRAMES, n_feat], tf.float32)],
+        reduce_retracing=True,
+    )
+    def fn(x):
+        return tf.reshape(model(x, training=False), [-1])
+
+    def infer(windows: np.ndarray) -> np.ndarray:
+        with tf.device(device):
+            return fn(tf.constant(windows, dtype=tf.float32)).numpy()
+
+    return infer

@@ -1,0 +1,1 @@
+"""File formats: EDF reading, annotations, corpus discovery, atomic output."""

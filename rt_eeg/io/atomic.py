@@ -1,0 +1,58 @@
+"""Atomic output: write to a temporary file beside the target, then rename over it.
+
+A crash or a bad input part-way through never leaves a truncated or half-written output, and
+an existing output stays intact until its replacement is complete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike, suffix: str = "") -> Iterator[Path]:
+    """Yield a temporary path in ``path``'s directory; rename it to ``path`` on success.
+
+    Parameters
+    ----------
+    path : path-like
+        Final destination. Parent directories are created.
+    suffix : str
+        Suffix for the temporary name (some writers, e.g. ``np.savez``, append their own
+        extension unless the name already ends with it).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=suffix or ".tmp", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, path)
+    finally:
+        if tmp_path.exists():
+            tmp_path.unlink()
+
+
+def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_json_atomic(path: str | os.PathLike, obj: object) -> None:
+    """Write ``obj`` as indented JSON to ``path`` atomically."""
+    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
+
+
+def save_npz_atomic(path: str | os.PathLike, **arrays: np.ndarray) -> None:
+    """``np.savez`` to ``path`` atomically (the name is used exactly as given)."""
+    with atomic_path(path, suffix=".npz") as tmp:
+        np.savez(tmp, **arrays)

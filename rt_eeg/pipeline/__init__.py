@@ -1,0 +1,1 @@
+"""The live pipeline: wire format, transport, stage processes, supervisor."""

@@ -1,0 +1,479 @@
+"""Consolidated, memory-mapped feature store for training.
+
+Features of a whole corpus are computed once (batch mode) and written into ONE store folder,
+not thousands of small files:
+
+``features.f32``
+    Raw little-endian float32, shape ``(n_rows, n_features)``. One *track* per (recording,
+    channel): the track's frames are contiguous rows, so the 70 x 26 window of any epoch is a
+    contiguous slice.
+``labels.u8``
+    Raw uint8, shape ``(n_label_rows,)``: 1 = seizure, 0 = background, one row per complete
+    1 s epoch of every track (``n_frames // 10`` per track).
+``index.npz``
+    Per track: ``track_recording`` (int32), ``track_channel`` (int16, index into the channel
+    list), ``track_offset`` (int64, first row in features.f32), ``track_n_frames`` (int64),
+    ``label_offset`` (int64, first row in labels.u8).
+``index.json``
+    Format version, the feature configuration (TOML text), the store key, recordings (relative
+    path, split, patient, channels, frames), splits, counts, skipped files. Written last: a
+    store without it is incomplete and is rebuilt.
+
+A training *sample* is a label row: its window is gathered from the memmap with numpy fancy
+indexing (:meth:`FeatureStore.windows`), so random access over the whole corpus costs one
+gather per batch.
+
+Epoch labels: epoch ``e`` of a channel is 'seiz' when seizure events of that channel (per-channel
+``.csv`` beside the EDF when present, else the recording's TERM events applied to every
+channel) cover at least half of ``[e, e + 1)`` seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rt_eeg.decoder import EPOCH_S, FRAMES_PER_EPOCH, WINDOW_FRAMES, n_valid_frames
+from rt_eeg.errors import RtEegError
+from rt_eeg.io.atomic import atomic_path, save_npz_atomic, write_json_atomic
+
+STORE_VERSION = 1
+#: Fraction of an epoch seizure events must cover for the epoch to be labelled 'seiz'.
+SEIZURE_FRACTION = 0.5
+SPLITS = ("train", "dev", "eval")
+
+
+# --------------------------------------------------------------------------- labels
+
+
+def _merge(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    merged: list[tuple[float, float]] = []
+    for a, b in sorted(intervals):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def epoch_labels_from_intervals(intervals: Sequence[tuple[float, float]], n_epochs: int) -> np.ndarray:
+    """Epoch labels from seizure intervals.
+
+    Parameters
+    ----------
+    intervals : sequence of (start, stop) in seconds
+    n_epochs : int
+
+    Returns
+    -------
+    labels : ndarray of uint8, shape (n_epochs,)
+        1 where the (merged) intervals cover >= half of ``[e, e + 1)``.
+    """
+    starts = np.arange(n_epochs, dtype=np.float64) * EPOCH_S
+    covered = np.zeros(n_epochs, np.float64)
+    for a, b in _merge([(float(a), float(b)) for a, b in intervals]):
+        covered += np.clip(np.minimum(b, starts + EPOCH_S) - np.maximum(a, starts), 0.0, None)
+    return (covered >= SEIZURE_FRACTION * EPOCH_S).astype(np.uint8)
+
+
+def channel_labels(
+    edf: Path,
+    ref: Path | None,
+    ch_names: Sequence[str],
+    n_epochs: int,
+    channel_ref: Path | None = None,
+) -> np.ndarray:
+    """Per-channel epoch labels of one recording.
+
+    Uses the per-channel TUSZ ``.csv`` (``channel_ref``, or the ``.csv`` beside the EDF) when
+    it exists: events of a channel apply to that channel, channels without events are
+    background. Otherwise ``ref`` (``.csv_bi``, ``.tse_bi``... or a CHB-MIT summary file)
+    whose whole-recording (TERM) seizures apply to every channel.
+
+    Returns
+    -------
+    labels : ndarray of uint8, shape (n_epochs, n_channels)
+    """
+    from rt_eeg.io.annotations import binary_label, read_annotation
+
+    if channel_ref is None and edf.with_suffix(".csv").is_file():
+        channel_ref = edf.with_suffix(".csv")
+    path = channel_ref if channel_ref is not None else ref
+    if path is None:
+        raise RtEegError("no reference annotation for this recording", edf)
+    by_channel: dict[str, list[tuple[float, float]]] = {}
+    if Path(path).name.endswith("-summary.txt"):
+        from rt_eeg.io.corpus import parse_chbmit_summary
+
+        by_channel["TERM"] = list(parse_chbmit_summary(path).get(edf.name, []))
+    else:
+        for ev in read_annotation(path).events:
+            if binary_label(ev.label) == "seiz":
+                by_channel.setdefault(ev.channel.upper(), []).append((ev.start, ev.stop))
+    term = by_channel.get("TERM", [])
+    out = np.zeros((n_epochs, len(ch_names)), np.uint8)
+    for j, ch in enumerate(ch_names):
+        out[:, j] = epoch_labels_from_intervals(term + by_channel.get(ch.upper(), []), n_epochs)
+    return out
+
+
+# --------------------------------------------------------------------------- corpus identity
+
+
+def file_list_hash(items: Sequence, root: Path) -> str:
+    """sha256 of the sorted relative paths and sizes of every EDF and reference file."""
+    rows = []
+    for it in items:
+        for p in (it.edf, it.ref, getattr(it, "channel_ref", None)):
+            if p is not None:
+                p = Path(p)
+                rows.append(f"{os.path.relpath(p, root)}\t{p.stat().st_size}")
+    return hashlib.sha256("\n".join(sorted(rows)).encode("utf-8")).hexdigest()
+
+
+def store_key(list_hash: str, feature_toml: str) -> str:
+    """Identity of a store: corpus file list + exact feature configuration + format version."""
+    text = f"v{STORE_VERSION}\n{list_hash}\n{feature_toml}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def default_store_dir(key: str) -> Path:
+    """``$XDG_CACHE_HOME/rt_eeg/stores/<key[:16]>`` (``~/.cache`` when unset)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "rt_eeg" / "stores" / key[:16]
+
+
+# --------------------------------------------------------------------------- writer
+
+
+@dataclass
+class RecordingFeatures:
+    """Features and labels of one recording, ready to be appended to a store."""
+
+    name: str  # path relative to the corpus root
+    split: str
+    patient: str
+    ch_names: list[str]
+    features: np.ndarray  # (n_frames, n_channels, n_features) float32
+    labels: np.ndarray  # (n_frames // 10, n_channels) uint8
+
+
+class StoreWriter:
+    """Append recordings to a new store folder; :meth:`close` writes the index (last).
+
+    Parameters
+    ----------
+    path : path-like
+        Store folder (created). An existing index is removed first, so an interrupted build
+        is never mistaken for a complete store.
+    n_features : int
+    meta : dict
+        Extra entries for index.json (feature configuration, key, corpus hash...).
+    """
+
+    def __init__(self, path: str | os.PathLike, n_features: int, meta: dict | None = None):
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        (self.path / "index.json").unlink(missing_ok=True)
+        self.n_features = int(n_features)
+        self.meta = dict(meta or {})
+        self._ctx = [atomic_path(self.path / "features.f32"), atomic_path(self.path / "labels.u8")]
+        ftmp, ltmp = (c.__enter__() for c in self._ctx)
+        self._f = open(ftmp, "wb")  # noqa: SIM115 - closed in close()/abort()
+        self._l = open(ltmp, "wb")  # noqa: SIM115
+        self._rows = 0
+        self._label_rows = 0
+        self._tracks: dict[str, list[int]] = {k: [] for k in ("rec", "ch", "off", "nf", "loff")}
+        self._recordings: list[dict] = []
+        self._channels: list[str] = []
+        self._skipped: list[dict] = []
+
+    def add(self, rec: RecordingFeatures) -> None:
+        """Append one recording (channel-major rows: each channel's frames contiguous)."""
+        feats = np.asarray(rec.features, dtype=np.float32)
+        n_frames, n_ch, n_feat = feats.shape
+        n_ep = n_frames // FRAMES_PER_EPOCH
+        if n_feat != self.n_features or rec.labels.shape != (n_ep, n_ch):
+            raise ValueError(
+                f"{rec.name}: features {feats.shape} / labels {rec.labels.shape} do not match"
+            )
+        r = len(self._recordings)
+        for j, ch in enumerate(rec.ch_names):
+            if ch not in self._channels:
+                self._channels.append(ch)
+            self._tracks["rec"].append(r)
+            self._tracks["ch"].append(self._channels.index(ch))
+            self._tracks["off"].append(self._rows + j * n_frames)
+            self._tracks["nf"].append(n_frames)
+            self._tracks["loff"].append(self._label_rows + j * n_ep)
+        self._f.write(np.ascontiguousarray(feats.transpose(1, 0, 2)).astype("<f4").tobytes())
+        self._l.write(np.ascontiguousarray(rec.labels.T, dtype=np.uint8).tobytes())
+        self._rows += n_ch * n_frames
+        self._label_rows += n_ch * n_ep
+        self._recordings.append(
+            {
+                "name": rec.name,
+                "split": rec.split,
+                "patient": rec.patient,
+                "ch_names": list(rec.ch_names),
+                "n_frames": int(n_frames),
+                "n_seiz_epochs": int(rec.labels.sum()),
+            }
+        )
+
+    def skip(self, name: str, problem: str) -> None:
+        """Record a recording that could not be read."""
+        self._skipped.append({"name": name, "problem": problem})
+
+    def close(self) -> Path:
+        """Finish the data files, then write index.npz and index.json; return the folder."""
+        self._f.close()
+        self._l.close()
+        for c in reversed(self._ctx):
+            c.__exit__(None, None, None)
+        save_npz_atomic(
+            self.path / "index.npz",
+            track_recording=np.asarray(self._tracks["rec"], np.int32),
+            track_channel=np.asarray(self._tracks["ch"], np.int16),
+            track_offset=np.asarray(self._tracks["off"], np.int64),
+            track_n_frames=np.asarray(self._tracks["nf"], np.int64),
+            label_offset=np.asarray(self._tracks["loff"], np.int64),
+        )
+        index = {
+            "version": STORE_VERSION,
+            "n_features": self.n_features,
+            "n_rows": self._rows,
+            "n_label_rows": self._label_rows,
+            "channels": self._channels,
+            "recordings": self._recordings,
+            "skipped": self._skipped,
+            **self.meta,
+        }
+        write_json_atomic(self.path / "index.json", index)
+        return self.path
+
+    def abort(self) -> None:
+        """Discard the partial data files."""
+        self._f.close()
+        self._l.close()
+        for c in reversed(self._ctx):
+            try:
+                c.__exit__(RuntimeError, RuntimeError("aborted"), None)
+            except RuntimeError:
+                pass
+
+    def __enter__(self) -> StoreWriter:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort()
+
+
+# --------------------------------------------------------------------------- reader
+
+
+class FeatureStore:
+    """Read-only view of a store folder (memory-mapped).
+
+    Attributes
+    ----------
+    features : np.memmap, shape (n_rows, n_features) float32
+    labels : np.memmap, shape (n_label_rows,) uint8
+    index : dict
+        Parsed index.json.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        try:
+            self.index = json.loads((self.path / "index.json").read_text("utf-8"))
+            npz = np.load(self.path / "index.npz")
+            self.track_recording = npz["track_recording"]
+            self.track_channel = npz["track_channel"]
+            self.track_offset = npz["track_offset"]
+            self.track_n_frames = npz["track_n_frames"]
+            self.label_offset = npz["label_offset"]
+        except (OSError, ValueError, KeyError) as err:
+            raise RtEegError(f"not a complete feature store ({err})", self.path) from err
+        if self.index.get("version") != STORE_VERSION:
+            raise RtEegError(f"store version {self.index.get('version')} != {STORE_VERSION}", self.path)
+        self.n_features = int(self.index["n_features"])
+        n_rows, n_lab = int(self.index["n_rows"]), int(self.index["n_label_rows"])
+        fpath, lpath = self.path / "features.f32", self.path / "labels.u8"
+        if not fpath.is_file() or fpath.stat().st_size != 4 * n_rows * self.n_features:
+            raise RtEegError("features.f32 is missing or has the wrong size", fpath)
+        if not lpath.is_file() or lpath.stat().st_size != n_lab:
+            raise RtEegError("labels.u8 is missing or has the wrong size", lpath)
+        # np.memmap refuses zero-length files; an empty store keeps empty arrays.
+        self.features = (
+            np.memmap(fpath, dtype="<f4", mode="r", shape=(n_rows, self.n_features))
+            if n_rows
+            else np.zeros((0, self.n_features), np.float32)
+        )
+        self.labels = np.memmap(lpath, dtype=np.uint8, mode="r") if n_lab else np.zeros(0, np.uint8)
+        self.track_n_epochs = self.track_n_frames // FRAMES_PER_EPOCH
+        splits = [r["split"] for r in self.index["recordings"]]
+        self.track_split = np.asarray([splits[r] for r in self.track_recording], dtype=object)
+
+    def rows(self, split: str) -> np.ndarray:
+        """All label rows (samples) of a split, ascending; int64 shape (n,)."""
+        tracks = np.flatnonzero(self.track_split == split)
+        if tracks.size == 0:
+            return np.zeros(0, np.int64)
+        return np.concatenate(
+            [np.arange(self.label_offset[t], self.label_offset[t] + self.track_n_epochs[t]) for t in tracks]
+        ).astype(np.int64)
+
+    def windows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Raw windows of the given samples, gathered from the memmap.
+
+        Parameters
+        ----------
+        rows : ndarray of int, shape (n,)
+            Label rows (samples).
+
+        Returns
+        -------
+        windows : ndarray of float32, shape (n, 70, n_features)
+            Padding frames (before the start of a recording) are 0.
+        n_valid : ndarray of int64, shape (n,)
+        labels : ndarray of float32, shape (n,)
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        track = np.searchsorted(self.label_offset, rows, side="right") - 1
+        epoch = rows - self.label_offset[track]
+        first = FRAMES_PER_EPOCH * (epoch + 1) - WINDOW_FRAMES  # local frame of window start
+        local = first[:, None] + np.arange(WINDOW_FRAMES)  # (n, 70)
+        idx = self.track_offset[track][:, None] + np.maximum(local, 0)
+        win = np.asarray(self.features[idx.ravel()]).reshape(len(rows), WINDOW_FRAMES, -1)
+        win[local < 0] = 0.0
+        return win, n_valid_frames(epoch), np.asarray(self.labels[rows], np.float32)
+
+
+# --------------------------------------------------------------------------- building from a corpus
+
+
+def _compute_one(args: tuple) -> RecordingFeatures | tuple[str, str]:
+    """Worker: read one EDF, compute features and labels (a (name, problem) on bad input)."""
+    edf, ref, channel_ref, split, patient, name, cfg_toml = args
+    from rt_eeg.features import FeatureConfig, compute_features
+    from rt_eeg.io.edf import open_recording
+
+    cfg = FeatureConfig.from_toml(cfg_toml)
+    try:
+        with open_recording(edf, sfreq=cfg.sfreq) as rec:
+            signal = rec.read()
+            ch_names = list(rec.ch_names)
+        if not ch_names:
+            return name, "no TCP channel can be formed"
+        feats, _ = compute_features(signal, cfg)
+        n_ep = feats.shape[0] // FRAMES_PER_EPOCH
+        labels = channel_labels(
+            Path(edf),
+            None if ref is None else Path(ref),
+            ch_names,
+            n_ep,
+            None if channel_ref is None else Path(channel_ref),
+        )
+    except RtEegError as err:
+        return name, str(err)
+    return RecordingFeatures(name, split, patient, ch_names, feats.astype(np.float32), labels)
+
+
+def build_store(
+    items: Sequence,
+    root: str | os.PathLike,
+    path: str | os.PathLike,
+    feature_config,
+    *,
+    workers: int = 1,
+    meta: dict | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> Path:
+    """Compute features of every corpus item once and write them into one store.
+
+    Parameters
+    ----------
+    items : sequence of rt_eeg.io.corpus.CorpusItem
+        ``edf``, ``ref``, ``split``, ``patient``; written in the given order (deterministic).
+    root : path-like
+        Corpus root (recording names are stored relative to it).
+    path : path-like
+        Store folder.
+    feature_config : rt_eeg.features.FeatureConfig
+    workers : int
+        Processes computing features in parallel (1 = in this process). Results are written
+        in item order whatever the completion order.
+    meta : dict, optional
+        Extra index.json entries.
+    progress : callable(done, total, name), optional
+
+    Returns
+    -------
+    path : Path
+        The store folder; unreadable recordings are listed under ``skipped`` in index.json.
+    """
+    from rt_eeg.features import N_FEATURES
+
+    root = Path(root)
+    cfg_toml = feature_config.to_toml()
+    jobs = [
+        (
+            str(it.edf),
+            None if it.ref is None else str(it.ref),
+            None if getattr(it, "channel_ref", None) is None else str(it.channel_ref),
+            it.split,
+            it.patient,
+            os.path.relpath(it.edf, root),
+            cfg_toml,
+        )
+        for it in items
+    ]
+    t0 = time.perf_counter()
+    n_frames = 0
+    with StoreWriter(path, N_FEATURES, {"feature_config": cfg_toml, **(meta or {})}) as writer:
+        for k, res in enumerate(_map(jobs, workers)):
+            if isinstance(res, tuple):
+                writer.skip(*res)
+                print(f"rt-eeg: skipped {res[0]}: {res[1]}", file=sys.stderr)
+            else:
+                writer.add(res)
+                n_frames += res.features.shape[0]
+            if progress is not None:
+                progress(k + 1, len(jobs), jobs[k][5])
+        elapsed = time.perf_counter() - t0
+        writer.meta["build_seconds"] = round(elapsed, 3)
+        writer.meta["build_frames_per_second"] = round(n_frames / max(elapsed, 1e-9), 1)
+    return Path(path)
+
+
+def _map(jobs: list[tuple], workers: int) -> Iterator:
+    if workers <= 1 or len(jobs) <= 1:
+        yield from map(_compute_one, jobs)
+        return
+    import multiprocessing as mp
+
+    from collections import deque
+
+    # spawn: safe even when TensorFlow is already loaded in this process. At most 2 * workers
+    # jobs in flight, collected in submission order, so memory stays bounded.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as ex:
+        pending: deque = deque()
+        for job in jobs:
+            pending.append(ex.submit(_compute_one, job))
+            if len(pending) >= 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()

@@ -1,0 +1,587 @@
+"""Reproducible training of the channel-based LSTM decoder.
+
+Pipeline: corpus discovery (:func:`rt_eeg.io.corpus.find_recordings`) -> features computed
+once into one memory-mapped store (:mod:`rt_eeg.store`, reused when the file list and the
+feature settings are unchanged) -> balanced sampling of (channel, epoch) samples by index ->
+a custom Keras/TensorFlow training loop with early stopping on the dev split.
+
+Reproducibility (after "Issues in the Reproducibility of Deep Learning Results", NEDC):
+
+- every random source is seeded: ``keras.utils.set_random_seed(seed)``, explicit initializer
+  seeds in :func:`rt_eeg.decoder.build_model`, one ``np.random.default_rng(seed)`` for the
+  data order (no global numpy state);
+- ``tf.config.experimental.enable_op_determinism()``; float32 throughout;
+- the data order is fixed by the seed and *saved*: ``data_order.npy`` holds, for every
+  training epoch, the store sample rows in the order they were presented;
+- TensorFlow thread pools can be fixed (``threads``); the manifest records them.
+
+Two trainings with the same seed, corpus and thread settings on the CPU give bit-identical
+weights (tests/test_train.py). GPU kernels (cuDNN LSTM) are not guaranteed bit-identical
+to the CPU ones.
+
+TensorFlow is imported inside functions only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import platform
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from rt_eeg.decoder import (
+    ARCHITECTURES,
+    FEATURES_FILE,
+    FRAMES_PER_EPOCH,
+    MANIFEST_FILE,
+    MODEL_FILE,
+    NORMALISATIONS,
+    WINDOW_EPOCHS,
+    build_model,
+    make_infer,
+    normalise_windows,
+    resolve_device,
+)
+from rt_eeg.errors import RtEegError
+from rt_eeg.io.atomic import atomic_path, write_json_atomic
+from rt_eeg.store import FeatureStore
+
+DATA_ORDER_FILE = "data_order.npy"
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    """Hyper-parameters of one training run (all recorded in the manifest).
+
+    Attributes
+    ----------
+    arch : str
+        ``'epoch_lstm'`` or ``'frame_lstm'`` (see :func:`rt_eeg.decoder.build_model`).
+    units, dense_units : int
+        LSTM units; per-epoch projection width.
+    normalisation : str
+        Window normalisation, ``'maxabs'`` (as the reference online system) or ``'zscore'``.
+    epochs : int
+        Maximum training epochs (passes of ``samples_per_epoch`` balanced samples).
+    batch_size : int
+    learning_rate : float
+        Adam, gradient norm clipped to 1.
+    patience : int
+        Early stopping: epochs without a lower dev loss before stopping; best weights kept.
+    samples_per_epoch : int
+        Samples per training epoch, half seizure and half background (seizure samples are
+        repeated when there are fewer than half).
+    max_dev_samples : int
+        Dev samples scored per epoch: every seizure sample plus background samples drawn once
+        (seeded) up to this total; the loss is class-balanced so the draw does not bias it.
+    seed : int
+    threads : int
+        TensorFlow intra- and inter-op threads (0: TensorFlow's default).
+    """
+
+    arch: str = "epoch_lstm"
+    units: int = 32
+    dense_units: int = 64
+    normalisation: str = "maxabs"
+    epochs: int = 20
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+    patience: int = 4
+    samples_per_epoch: int = 65536
+    max_dev_samples: int = 65536
+    seed: int = 0
+    threads: int = 0
+
+    def __post_init__(self) -> None:
+        if self.arch not in ARCHITECTURES:
+            raise RtEegError(f"unknown architecture {self.arch!r}; expected one of {ARCHITECTURES}")
+        if self.normalisation not in NORMALISATIONS:
+            raise RtEegError(f"unknown normalisation {self.normalisation!r}; expected {NORMALISATIONS}")
+        for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units"):
+            if getattr(self, name) < 1:
+                raise RtEegError(f"{name} must be >= 1, got {getattr(self, name)}")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def configure_tensorflow(seed: int, threads: int = 0) -> dict:
+    """Seed every random source, enable op determinism, fix thread pools; return settings."""
+    import keras
+    import tensorflow as tf
+
+    if threads:
+        try:
+            tf.config.threading.set_intra_op_parallelism_threads(threads)
+            tf.config.threading.set_inter_op_parallelism_threads(threads)
+        except RuntimeError:
+            pass  # runtime already initialised in this process: the recorded values say so
+    keras.config.set_floatx("float32")
+    keras.utils.set_random_seed(int(seed))
+    tf.config.experimental.enable_op_determinism()
+    return {
+        "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
+        "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads(),
+        "op_determinism": True,
+        "floatx": keras.config.floatx(),
+    }
+
+
+def library_versions() -> dict:
+    """Versions of the libraries that determine the numbers."""
+    import keras
+    import tensorflow as tf
+
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "tensorflow": tf.__version__,
+        "keras": keras.__version__,
+    }
+
+
+def balanced_order(
+    rng: np.random.Generator, pos: np.ndarray, neg: np.ndarray, samples_per_epoch: int
+) -> np.ndarray:
+    """One epoch of sample rows: equal seizure and background counts, shuffled.
+
+    Parameters
+    ----------
+    rng : np.random.Generator
+    pos, neg : ndarray of int64
+        Seizure / background sample rows.
+    samples_per_epoch : int
+
+    Returns
+    -------
+    order : ndarray of int64, shape (2 * half,)
+        ``half = min(samples_per_epoch // 2, len(neg))``; seizure rows are drawn without
+        replacement when there are enough, else every one repeated plus a random remainder.
+    """
+    half = max(1, min(samples_per_epoch // 2, len(neg)))
+    negs = rng.choice(neg, half, replace=False)
+    reps, rem = divmod(half, len(pos))
+    poss = np.concatenate([np.tile(pos, reps), rng.choice(pos, rem, replace=False)])
+    return rng.permutation(np.concatenate([poss, negs])).astype(np.int64)
+
+
+def roc_auc(y: np.ndarray, p: np.ndarray) -> float:
+    """Area under the ROC curve (Mann-Whitney, ties counted half); NaN with one class."""
+    from scipy.stats import rankdata
+
+    y = np.asarray(y) > 0.5
+    n_pos, n_neg = int(y.sum()), int((~y).sum())
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    ranks = rankdata(np.asarray(p, np.float64))
+    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def dev_scores(y: np.ndarray, p: np.ndarray) -> dict:
+    """Class-balanced BCE, ROC AUC, sensitivity and specificity at 0.5 (per-epoch, per-channel)."""
+    y = np.asarray(y) > 0.5
+    p = np.clip(np.asarray(p, np.float64), 1e-7, 1 - 1e-7)
+    bce = -(np.where(y, np.log(p), np.log1p(-p)))
+    parts = [bce[y].mean() if y.any() else np.nan, bce[~y].mean() if (~y).any() else np.nan]
+    return {
+        "balanced_bce": float(np.nanmean(parts)),
+        "auc": roc_auc(y, p),
+        "sensitivity": float((p[y] >= 0.5).mean()) if y.any() else float("nan"),
+        "specificity": float((p[~y] < 0.5).mean()) if (~y).any() else float("nan"),
+        "n_seiz": int(y.sum()),
+        "n_bckg": int((~y).sum()),
+    }
+
+
+def _batches(store: FeatureStore, order: np.ndarray, batch_size: int, norm: str):
+    """Yield (x, y, seconds spent) for consecutive batches, one prepared ahead in a thread."""
+
+    def make(rows: np.ndarray):
+        t = time.perf_counter()
+        w, nv, y = store.windows(rows)
+        x = normalise_windows(w, nv, norm)
+        return x, y, time.perf_counter() - t
+
+    n = len(order)
+    n_batches = max(1, n // batch_size)  # drop a ragged tail: fixed shapes, no retracing
+    size = min(batch_size, n)
+    with ThreadPoolExecutor(max_workers=1) as ex:
+        fut = ex.submit(make, order[:size])
+        for b in range(n_batches):
+            nxt = None
+            if b + 1 < n_batches:
+                nxt = ex.submit(make, order[(b + 1) * size : (b + 2) * size])
+            yield fut.result()
+            fut = nxt
+
+
+# --------------------------------------------------------------------------- training
+
+
+def train_from_store(
+    store: FeatureStore,
+    out_dir: str | os.PathLike,
+    cfg: TrainConfig,
+    *,
+    feature_config,
+    device: str = "auto",
+    manifest_extra: dict | None = None,
+    log=print,
+) -> dict:
+    """Train on the store's ``train`` split, select on ``dev``, write the model folder.
+
+    Parameters
+    ----------
+    store : FeatureStore
+    out_dir : path-like
+        Model folder: ``model.keras``, ``features.toml``, ``manifest.json``, ``data_order.npy``.
+    cfg : TrainConfig
+    feature_config : rt_eeg.features.FeatureConfig
+        The settings the store was computed with (saved as features.toml).
+    device : {'auto', 'cpu', 'gpu'}
+    manifest_extra : dict, optional
+        Entries merged into the manifest (corpus, file-list hash, command line...).
+    log : callable
+        Progress lines.
+
+    Returns
+    -------
+    manifest : dict
+    """
+    import keras
+    import tensorflow as tf
+
+    t_start = time.perf_counter()
+    out_dir = Path(out_dir)
+    determinism = configure_tensorflow(cfg.seed, cfg.threads)
+    dev_name = resolve_device(device)
+    rng = np.random.default_rng(cfg.seed)
+
+    train_rows, dev_rows = store.rows("train"), store.rows("dev")
+    if train_rows.size == 0 or dev_rows.size == 0:
+        raise RtEegError(
+            f"need train and dev samples (train {train_rows.size}, dev {dev_rows.size})", store.path
+        )
+    train_y = np.asarray(store.labels[train_rows])
+    pos, neg = train_rows[train_y == 1], train_rows[train_y == 0]
+    if pos.size == 0 or neg.size == 0:
+        raise RtEegError(
+            f"train split needs seizure and background epochs (seiz {pos.size}, bckg {neg.size})",
+            store.path,
+        )
+    dev_y = np.asarray(store.labels[dev_rows])
+    dev_pos, dev_neg = dev_rows[dev_y == 1], dev_rows[dev_y == 0]
+    n_dev_neg = max(0, min(dev_neg.size, cfg.max_dev_samples - dev_pos.size))
+    dev_rng = np.random.default_rng([cfg.seed, 1])  # own stream: the dev draw never shifts training
+    dev_sel = np.sort(np.concatenate([dev_pos, dev_rng.choice(dev_neg, n_dev_neg, replace=False)]))
+    w, nv, dev_labels = store.windows(dev_sel)
+    dev_x = normalise_windows(w, nv, cfg.normalisation)
+    del w
+
+    n_feat = store.n_features
+    with tf.device(dev_name):
+        model = build_model(
+            cfg.arch, n_features=n_feat, units=cfg.units, dense_units=cfg.dense_units, seed=cfg.seed
+        )
+        opt = keras.optimizers.Adam(learning_rate=cfg.learning_rate, clipnorm=1.0)
+        opt.build(model.trainable_variables)
+        loss_fn = keras.losses.BinaryCrossentropy()
+
+        @tf.function(
+            input_signature=[
+                tf.TensorSpec([None, model.input_shape[1], n_feat], tf.float32),
+                tf.TensorSpec([None], tf.float32),
+            ]
+        )
+        def train_step(x, y):
+            with tf.GradientTape() as tape:
+                p = tf.reshape(model(x, training=True), [-1])
+                loss = loss_fn(y, p)
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables, strict=True))
+            return loss
+
+        infer = make_infer(model, dev_name)
+
+        orders, history = [], []
+        best = (np.inf, -1, None)
+        n_samples_seen, data_seconds, fit_seconds = 0, 0.0, 0.0
+        for epoch in range(cfg.epochs):
+            order = balanced_order(rng, pos, neg, cfg.samples_per_epoch)
+            orders.append(order)
+            t0 = time.perf_counter()
+            losses = []
+            for x, y, t_data in _batches(store, order, cfg.batch_size, cfg.normalisation):
+                losses.append(float(train_step(x, y)))
+                data_seconds += t_data
+                n_samples_seen += len(y)
+            t_fit = time.perf_counter() - t0
+            fit_seconds += t_fit
+            p_dev = np.concatenate(
+                [infer(dev_x[i : i + 8192]) for i in range(0, len(dev_x), 8192)]
+            )
+            scores = dev_scores(dev_labels, p_dev)
+            history.append(
+                {
+                    "epoch": epoch + 1,
+                    "train_loss": float(np.mean(losses)),
+                    "seconds": round(t_fit, 3),
+                    **{f"dev_{k}": v for k, v in scores.items() if k.startswith(("b", "a", "s"))},
+                }
+            )
+            log(
+                f"epoch {epoch + 1}/{cfg.epochs}: train loss {np.mean(losses):.4f}, dev balanced "
+                f"bce {scores['balanced_bce']:.4f}, auc {scores['auc']:.4f}, {t_fit:.1f} s "
+                f"({len(order) / max(t_fit, 1e-9):.0f} samples/s)"
+            )
+            if scores["balanced_bce"] < best[0]:
+                best = (scores["balanced_bce"], epoch, [v.copy() for v in model.get_weights()], scores)
+            elif epoch - best[1] >= cfg.patience:
+                log(f"early stop: no dev improvement for {cfg.patience} epochs")
+                break
+        model.set_weights(best[2])
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out_dir / MODEL_FILE, suffix=".keras") as tmp:
+        model.save(tmp)
+    with atomic_path(out_dir / DATA_ORDER_FILE, suffix=".npy") as tmp:
+        np.save(tmp, np.stack(orders).astype(np.int64))
+    with atomic_path(out_dir / FEATURES_FILE) as tmp:
+        feature_config.save(tmp)
+    weights_hash = hashlib.sha256(b"".join(v.tobytes() for v in model.get_weights())).hexdigest()
+
+    manifest = {
+        "format": "rt_eeg_model_v1",
+        **(manifest_extra or {}),
+        "seed": cfg.seed,
+        "data_order_file": DATA_ORDER_FILE,
+        "data_order_shape": [len(orders), len(orders[0])],
+        "store": {"path": str(store.path), "key": store.index.get("key")},
+        "libraries": library_versions(),
+        "determinism": determinism,
+        "device": dev_name,
+        "train_config": dataclasses.asdict(cfg),
+        "architecture": {
+            "name": cfg.arch,
+            "n_params": int(model.count_params()),
+            "summary": _summary(model),
+        },
+        "decoder": {
+            "frames_per_epoch": FRAMES_PER_EPOCH,
+            "window_epochs": WINDOW_EPOCHS,
+            "n_features": n_feat,
+            "normalisation": cfg.normalisation,
+            "padding": "frames before the recording start: excluded from the window statistics, 0 after normalisation",
+            "output": "P(seizure) per channel per 1 s epoch; trained on a balanced (50/50) prior",
+        },
+        "samples": {
+            "train_seiz": int(pos.size),
+            "train_bckg": int(neg.size),
+            "dev_scored": int(dev_sel.size),
+            "dev_total": int(dev_rows.size),
+        },
+        "throughput": {
+            "train_samples_per_second": round(n_samples_seen / max(fit_seconds, 1e-9), 1),
+            "data_path_samples_per_second": round(n_samples_seen / max(data_seconds, 1e-9), 1),
+            "seconds_per_epoch": round(fit_seconds / len(orders), 3),
+            "store_build_frames_per_second": store.index.get("build_frames_per_second"),
+        },
+        "epochs_run": len(orders),
+        "best_epoch": best[1] + 1,
+        "dev_scores": best[3],
+        "history": history,
+        "weights_sha256": weights_hash,
+        "training_seconds": round(time.perf_counter() - t_start, 3),
+    }
+    write_json_atomic(out_dir / MANIFEST_FILE, manifest)
+    return manifest
+
+
+def _summary(model) -> list[str]:
+    return [
+        f"{layer.name}: {type(layer).__name__} {tuple(layer.output.shape)}" for layer in model.layers
+    ]
+
+
+# --------------------------------------------------------------------------- corpus -> model
+
+
+def select_items(items: list, max_files: int | None) -> tuple[list, list, str]:
+    """Train and dev items; dev falls back to held-out train patients when the corpus has none.
+
+    With ``max_files``, each split keeps its first ``max_files`` recordings (sorted by path).
+    """
+    usable = [it for it in items if it.ref is not None or getattr(it, "channel_ref", None)]
+    train = [it for it in usable if it.split == "train"]
+    dev = [it for it in usable if it.split == "dev"]
+    source = "dev split"
+    if not train and not dev:
+        train = [it for it in usable if it.split == ""]
+    if not dev:
+        patients = sorted({it.patient for it in train})
+        if len(patients) < 2:
+            raise RtEegError("no dev split and fewer than 2 patients to hold one out")
+        # Deterministic hold-out: every 5th patient (at least one) in sorted order.
+        held = set(patients[:: 5]) if len(patients) >= 5 else {patients[-1]}
+        dev = [it for it in train if it.patient in held]
+        train = [it for it in train if it.patient not in held]
+        source = f"held-out train patients: {sorted(held)}"
+    if max_files:
+        train, dev = train[:max_files], dev[:max_files]
+    if not train:
+        raise RtEegError("no training recordings with a reference annotation")
+    return train, dev, source
+
+
+def train_corpus(
+    corpus: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    cfg: TrainConfig,
+    *,
+    device: str = "auto",
+    max_files: int | None = None,
+    store_dir: str | os.PathLike | None = None,
+    workers: int | None = None,
+    compare: tuple[str, ...] = (),
+    feature_config=None,
+    command_line: str | None = None,
+    log=print,
+) -> dict:
+    """``rt-eeg train``: corpus -> feature store -> trained model folder.
+
+    Parameters
+    ----------
+    corpus : path-like
+        Corpus root or list file (see :func:`rt_eeg.io.corpus.find_recordings`).
+    out_dir : path-like
+        Model folder to write.
+    cfg : TrainConfig
+    device : {'auto', 'cpu', 'gpu'}
+    max_files : int, optional
+        At most this many recordings per split.
+    store_dir : path-like, optional
+        Feature store folder (default: a cache folder named by the store key).
+    workers : int, optional
+        Feature processes (default: all cores).
+    compare : tuple of str
+        Architectures to compare: each is trained with the same seed and data order, the one
+        with the lowest dev balanced BCE is kept and the comparison goes in the manifest.
+    feature_config : FeatureConfig, optional
+    command_line : str, optional
+        Recorded in the manifest.
+
+    Returns
+    -------
+    manifest : dict
+    """
+    from rt_eeg.features import FeatureConfig
+    from rt_eeg.io.corpus import find_recordings
+    from rt_eeg.store import build_store, default_store_dir, file_list_hash, store_key
+
+    corpus = Path(corpus)
+    fcfg = feature_config if feature_config is not None else FeatureConfig()
+    root = corpus if corpus.is_dir() else corpus.parent
+    train, dev, dev_source = select_items(find_recordings(corpus), max_files)
+    items = [*train, *dev]
+    # Store split labels follow the selection (held-out patients become 'dev').
+    items = [dataclasses.replace(it, split="train") for it in train] + [
+        dataclasses.replace(it, split="dev") for it in dev
+    ]
+    list_hash = file_list_hash(items, root)
+    key = store_key(list_hash, fcfg.to_toml())
+    store_path = Path(store_dir) if store_dir else default_store_dir(key)
+    store = _open_store_if_current(store_path, key)
+    if store is None:
+        log(f"computing features of {len(items)} recordings into {store_path}")
+        build_store(
+            items,
+            root,
+            store_path,
+            fcfg,
+            workers=workers or os.cpu_count() or 1,
+            meta={"key": key, "file_list_sha256": list_hash, "corpus": str(corpus.resolve())},
+        )
+        store = FeatureStore(store_path)
+        log(
+            f"feature store: {store.index['n_rows']} frames, "
+            f"{store.index['build_frames_per_second']:.0f} frames/s, "
+            f"{len(store.index['skipped'])} recordings skipped"
+        )
+    else:
+        log(f"reusing feature store {store_path}")
+    extra = {
+        "corpus": str(corpus.resolve()),
+        "file_list_sha256": list_hash,
+        "n_recordings": {"train": len(train), "dev": len(dev)},
+        "dev_source": dev_source,
+        "skipped_recordings": store.index.get("skipped", []),
+        "command_line": command_line or " ".join(sys.argv),
+    }
+    if not compare:
+        return train_from_store(store, out_dir, cfg, feature_config=fcfg, device=device,
+                                manifest_extra=extra, log=log)  # fmt: skip
+    return _compare(store, Path(out_dir), cfg, compare, fcfg, device, extra, log)
+
+
+def _compare(store, out_dir: Path, cfg, archs, fcfg, device, extra, log) -> dict:
+    """Train each architecture in a sub-folder, keep the best by dev balanced BCE."""
+    import shutil
+
+    from rt_eeg.decoder import Decoder
+
+    rows = []
+    runs = {}
+    for arch in archs:
+        sub = out_dir / "variants" / arch
+        log(f"--- variant {arch}")
+        m = train_from_store(store, sub, dataclasses.replace(cfg, arch=arch), feature_config=fcfg,
+                             device=device, manifest_extra=extra, log=log)  # fmt: skip
+        lat = _latency_ms(Decoder(sub, device="cpu", feature_config=fcfg))
+        rows.append(
+            {
+                "arch": arch,
+                "n_params": m["architecture"]["n_params"],
+                "dev_scores": m["dev_scores"],
+                "epochs_run": m["epochs_run"],
+                "seconds_per_epoch": m["throughput"]["seconds_per_epoch"],
+                "cpu_latency_22ch_ms_p50": lat,
+            }
+        )
+        runs[arch] = m
+    best = min(rows, key=lambda r: r["dev_scores"]["balanced_bce"])["arch"]
+    for name in (MODEL_FILE, FEATURES_FILE, DATA_ORDER_FILE):
+        with atomic_path(out_dir / name, suffix=Path(name).suffix) as tmp:
+            shutil.copyfile(out_dir / "variants" / best / name, tmp)
+    manifest = dict(runs[best])
+    manifest["comparison"] = {"criterion": "lowest dev balanced_bce", "chosen": best, "variants": rows}
+    write_json_atomic(out_dir / MANIFEST_FILE, manifest)
+    log(f"chosen: {best}")
+    return manifest
+
+
+def _latency_ms(decoder, n_ch: int = 22, n: int = 50) -> float:
+    """Median wall time (ms) of one 22-channel epoch push on the decoder's device."""
+    rng = np.random.default_rng(0)
+    feats = rng.standard_normal((FRAMES_PER_EPOCH * (n + 7), n_ch, decoder.n_features)).astype(np.float32)
+    times = []
+    for i in range(n + 7):
+        t = time.perf_counter()
+        decoder.push(feats[i * FRAMES_PER_EPOCH : (i + 1) * FRAMES_PER_EPOCH])
+        times.append(time.perf_counter() - t)
+    return round(float(np.median(times[7:]) * 1e3), 3)
+
+
+def _open_store_if_current(path: Path, key: str) -> FeatureStore | None:
+    if not (path / "index.json").is_file():
+        return None
+    try:
+        store = FeatureStore(path)
+    except RtEegError:
+        return None
+    return store if store.index.get("key") == key else None
