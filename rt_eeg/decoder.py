@@ -96,22 +96,33 @@ def normalise_windows(
     out : ndarray of float32, shape (n, 70, n_features)
         Normalised windows; padding frames are exactly 0.
     """
-    x = np.asarray(windows, dtype=np.float32)
+    x = np.array(windows, dtype=np.float32)  # own copy: normalised in place
     if x.ndim != 3 or x.shape[1] != WINDOW_FRAMES:
         raise ValueError(f"windows must have shape (n, {WINDOW_FRAMES}, n_features), got {x.shape}")
     n_valid = np.asarray(n_valid, dtype=np.int64).reshape(-1)
-    mask = np.arange(WINDOW_FRAMES)[None, :] >= (WINDOW_FRAMES - n_valid)[:, None]  # (n, 70)
-    mask3 = mask[:, :, None]
-    x = np.where(mask3, x, np.float32(0))
+    short = np.flatnonzero(n_valid < WINDOW_FRAMES)  # only windows at a recording's start
+    pad = None
+    if short.size:
+        pad = np.arange(WINDOW_FRAMES)[None, :] < (WINDOW_FRAMES - n_valid[short])[:, None]
+        sub = x[short]
+        sub[pad] = 0.0
+        x[short] = sub
     if method == "maxabs":
         scale = np.abs(x).max(axis=1, keepdims=True)
-        return x / np.maximum(scale, _EPS)
+        np.maximum(scale, _EPS, out=scale)
+        x /= scale
+        return x
     if method == "zscore":
         count = n_valid.astype(np.float32)[:, None, None]
         mean = x.sum(axis=1, keepdims=True) / count
-        dev = np.where(mask3, x - mean, np.float32(0))
-        std = np.sqrt((dev * dev).sum(axis=1, keepdims=True) / count)
-        return (dev / (std + _EPS)).astype(np.float32, copy=False)
+        x -= mean
+        if pad is not None:
+            sub = x[short]
+            sub[pad] = 0.0
+            x[short] = sub
+        std = np.sqrt(np.square(x).sum(axis=1, keepdims=True) / count)
+        x /= std + _EPS
+        return x
     raise ValueError(f"unknown normalisation {method!r}; expected one of {NORMALISATIONS}")
 
 
@@ -149,6 +160,7 @@ def build_model(
     n_features: int = 26,
     units: int = 32,
     dense_units: int = 64,
+    dropout: float = 0.0,
     seed: int = 0,
 ):
     """Build an (uncompiled) Keras model mapping one channel's window to P(seizure).
@@ -165,6 +177,8 @@ def build_model(
         LSTM units.
     dense_units : int
         Width of the per-epoch projection (``'epoch_lstm'`` only).
+    dropout : float
+        Dropout rate after the projection and after the LSTM (training only; seeded).
     seed : int
         Seeds every initializer explicitly (no reliance on global random state).
 
@@ -188,6 +202,8 @@ def build_model(
         x = keras.layers.Dense(
             dense_units, activation="tanh", kernel_initializer=glorot(1), name="epoch_proj"
         )(x)
+        if dropout:
+            x = keras.layers.Dropout(dropout, seed=seed * 1000 + 5, name="proj_dropout")(x)
         unroll = True  # 7 steps: unrolled is faster on CPU for tiny batches
     else:
         x = inp
@@ -199,6 +215,8 @@ def build_model(
         unroll=unroll,
         name="lstm",
     )(x)
+    if dropout:
+        x = keras.layers.Dropout(dropout, seed=seed * 1000 + 6, name="lstm_dropout")(x)
     out = keras.layers.Dense(1, activation="sigmoid", kernel_initializer=glorot(4), name="p_seiz")(
         x
     )
@@ -339,7 +357,10 @@ class Decoder:
                 f"manifest is not valid (missing or bad decoder section: {err})",
                 self.model_dir / MANIFEST_FILE,
             ) from err
-        if geometry != (FRAMES_PER_EPOCH, WINDOW_EPOCHS) or self.normalisation not in NORMALISATIONS:
+        if (
+            geometry != (FRAMES_PER_EPOCH, WINDOW_EPOCHS)
+            or self.normalisation not in NORMALISATIONS
+        ):
             raise RtEegError(
                 f"unsupported decoder settings {dec}; this decoder does "
                 f"{FRAMES_PER_EPOCH} frames x {WINDOW_EPOCHS} epochs, {NORMALISATIONS}",
@@ -365,7 +386,9 @@ class Decoder:
     def _probs(self, windows: np.ndarray, n_valid: np.ndarray) -> np.ndarray:
         return self._run(normalise_windows(windows, n_valid, self.normalisation))
 
-    def _check(self, features: np.ndarray, times: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    def _check(
+        self, features: np.ndarray, times: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray]:
         features = np.asarray(features, dtype=np.float32)
         if features.ndim != 3 or features.shape[2] != self.n_features:
             raise RtEegError(
@@ -522,6 +545,7 @@ def make_infer(model, device: str = "/CPU:0"):
     @tf.function(
         input_signature=[tf.TensorSpec([None, WINDOW_FRAMES, n_feat], tf.float32)],
         reduce_retracing=True,
+        autograph=False,
     )
     def fn(x):
         return tf.reshape(model(x, training=False), [-1])
@@ -531,3 +555,48 @@ def make_infer(model, device: str = "/CPU:0"):
             return fn(tf.constant(windows, dtype=tf.float32)).numpy()
 
     return infer
+
+
+def write_untrained_model(
+    model_dir: str | os.PathLike,
+    *,
+    arch: str = "epoch_lstm",
+    normalisation: str = "maxabs",
+    seed: int = 0,
+    feature_config=None,
+    units: int = 32,
+) -> Path:
+    """Write a randomly initialised model folder (benchmarks, tests, pipeline smoke runs).
+
+    Its probabilities are meaningless, but shapes, timing and the streaming/batch contract are
+    those of a trained model.
+    """
+    from rt_eeg.features import N_FEATURES, FeatureConfig
+    from rt_eeg.io.atomic import atomic_path, write_json_atomic
+
+    if normalisation not in NORMALISATIONS:
+        raise RtEegError(f"unknown normalisation {normalisation!r}; expected {NORMALISATIONS}")
+    model_dir = Path(model_dir)
+    model_dir.mkdir(parents=True, exist_ok=True)
+    model = build_model(arch, n_features=N_FEATURES, units=units, seed=seed)
+    with atomic_path(model_dir / MODEL_FILE, suffix=".keras") as tmp:
+        model.save(tmp)
+    cfg = feature_config if feature_config is not None else FeatureConfig()
+    with atomic_path(model_dir / FEATURES_FILE) as tmp:
+        cfg.save(tmp)
+    write_json_atomic(
+        model_dir / MANIFEST_FILE,
+        {
+            "format": "rt_eeg_model_v1",
+            "trained": False,
+            "seed": seed,
+            "architecture": {"name": arch, "n_params": int(model.count_params())},
+            "decoder": {
+                "frames_per_epoch": FRAMES_PER_EPOCH,
+                "window_epochs": WINDOW_EPOCHS,
+                "n_features": N_FEATURES,
+                "normalisation": normalisation,
+            },
+        },
+    )
+    return model_dir

@@ -65,7 +65,9 @@ def _merge(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return merged
 
 
-def epoch_labels_from_intervals(intervals: Sequence[tuple[float, float]], n_epochs: int) -> np.ndarray:
+def epoch_labels_from_intervals(
+    intervals: Sequence[tuple[float, float]], n_epochs: int
+) -> np.ndarray:
     """Epoch labels from seizure intervals.
 
     Parameters
@@ -308,7 +310,9 @@ class FeatureStore:
         except (OSError, ValueError, KeyError) as err:
             raise RtEegError(f"not a complete feature store ({err})", self.path) from err
         if self.index.get("version") != STORE_VERSION:
-            raise RtEegError(f"store version {self.index.get('version')} != {STORE_VERSION}", self.path)
+            raise RtEegError(
+                f"store version {self.index.get('version')} != {STORE_VERSION}", self.path
+            )
         self.n_features = int(self.index["n_features"])
         n_rows, n_lab = int(self.index["n_rows"]), int(self.index["n_label_rows"])
         fpath, lpath = self.path / "features.f32", self.path / "labels.u8"
@@ -333,7 +337,10 @@ class FeatureStore:
         if tracks.size == 0:
             return np.zeros(0, np.int64)
         return np.concatenate(
-            [np.arange(self.label_offset[t], self.label_offset[t] + self.track_n_epochs[t]) for t in tracks]
+            [
+                np.arange(self.label_offset[t], self.label_offset[t] + self.track_n_epochs[t])
+                for t in tracks
+            ]
         ).astype(np.int64)
 
     def windows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -464,7 +471,6 @@ def _map(jobs: list[tuple], workers: int) -> Iterator:
         yield from map(_compute_one, jobs)
         return
     import multiprocessing as mp
-
     from collections import deque
 
     # spawn: safe even when TensorFlow is already loaded in this process. At most 2 * workers

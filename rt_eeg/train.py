@@ -65,6 +65,8 @@ class TrainConfig:
         ``'epoch_lstm'`` or ``'frame_lstm'`` (see :func:`rt_eeg.decoder.build_model`).
     units, dense_units : int
         LSTM units; per-epoch projection width.
+    dropout : float
+        Dropout after the projection and after the LSTM (seeded).
     normalisation : str
         Window normalisation, ``'maxabs'`` (as the reference online system) or ``'zscore'``.
     epochs : int
@@ -88,6 +90,7 @@ class TrainConfig:
     arch: str = "epoch_lstm"
     units: int = 32
     dense_units: int = 64
+    dropout: float = 0.0
     normalisation: str = "maxabs"
     epochs: int = 20
     batch_size: int = 256
@@ -102,7 +105,9 @@ class TrainConfig:
         if self.arch not in ARCHITECTURES:
             raise RtEegError(f"unknown architecture {self.arch!r}; expected one of {ARCHITECTURES}")
         if self.normalisation not in NORMALISATIONS:
-            raise RtEegError(f"unknown normalisation {self.normalisation!r}; expected {NORMALISATIONS}")
+            raise RtEegError(
+                f"unknown normalisation {self.normalisation!r}; expected {NORMALISATIONS}"
+            )
         for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units"):
             if getattr(self, name) < 1:
                 raise RtEegError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -129,6 +134,7 @@ def configure_tensorflow(seed: int, threads: int = 0) -> dict:
         "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
         "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads(),
         "op_determinism": True,
+        "cpu_count": os.cpu_count(),
         "floatx": keras.config.floatx(),
     }
 
@@ -287,7 +293,12 @@ def train_from_store(
     n_feat = store.n_features
     with tf.device(dev_name):
         model = build_model(
-            cfg.arch, n_features=n_feat, units=cfg.units, dense_units=cfg.dense_units, seed=cfg.seed
+            cfg.arch,
+            n_features=n_feat,
+            units=cfg.units,
+            dense_units=cfg.dense_units,
+            dropout=cfg.dropout,
+            seed=cfg.seed,
         )
         opt = keras.optimizers.Adam(learning_rate=cfg.learning_rate, clipnorm=1.0)
         opt.build(model.trainable_variables)
@@ -297,7 +308,8 @@ def train_from_store(
             input_signature=[
                 tf.TensorSpec([None, model.input_shape[1], n_feat], tf.float32),
                 tf.TensorSpec([None], tf.float32),
-            ]
+            ],
+            autograph=False,  # straight-line code; avoids AutoGraph closure warnings
         )
         def train_step(x, y):
             with tf.GradientTape() as tape:
@@ -312,6 +324,7 @@ def train_from_store(
         orders, history = [], []
         best = (np.inf, -1, None)
         n_samples_seen, data_seconds, fit_seconds = 0, 0.0, 0.0
+        steady = [0, 0.0]  # samples, seconds after the first epoch
         for epoch in range(cfg.epochs):
             order = balanced_order(rng, pos, neg, cfg.samples_per_epoch)
             orders.append(order)
@@ -323,9 +336,10 @@ def train_from_store(
                 n_samples_seen += len(y)
             t_fit = time.perf_counter() - t0
             fit_seconds += t_fit
-            p_dev = np.concatenate(
-                [infer(dev_x[i : i + 8192]) for i in range(0, len(dev_x), 8192)]
-            )
+            if epoch > 0:  # steady state: the first epoch includes tracing
+                steady[0] += len(order)
+                steady[1] += t_fit
+            p_dev = np.concatenate([infer(dev_x[i : i + 8192]) for i in range(0, len(dev_x), 8192)])
             scores = dev_scores(dev_labels, p_dev)
             history.append(
                 {
@@ -341,7 +355,12 @@ def train_from_store(
                 f"({len(order) / max(t_fit, 1e-9):.0f} samples/s)"
             )
             if scores["balanced_bce"] < best[0]:
-                best = (scores["balanced_bce"], epoch, [v.copy() for v in model.get_weights()], scores)
+                best = (
+                    scores["balanced_bce"],
+                    epoch,
+                    [v.copy() for v in model.get_weights()],
+                    scores,
+                )
             elif epoch - best[1] >= cfg.patience:
                 log(f"early stop: no dev improvement for {cfg.patience} epochs")
                 break
@@ -387,9 +406,14 @@ def train_from_store(
             "dev_total": int(dev_rows.size),
         },
         "throughput": {
-            "train_samples_per_second": round(n_samples_seen / max(fit_seconds, 1e-9), 1),
+            "train_samples_per_second": round(
+                (steady[0] / steady[1]) if steady[1] else n_samples_seen / max(fit_seconds, 1e-9), 1
+            ),
             "data_path_samples_per_second": round(n_samples_seen / max(data_seconds, 1e-9), 1),
-            "seconds_per_epoch": round(fit_seconds / len(orders), 3),
+            "seconds_per_epoch": round(
+                (steady[1] / (len(orders) - 1)) if steady[1] else fit_seconds, 3
+            ),
+            "note": "training rates exclude the first epoch (graph tracing) when more than one ran",
             "store_build_frames_per_second": store.index.get("build_frames_per_second"),
         },
         "epochs_run": len(orders),
@@ -405,7 +429,8 @@ def train_from_store(
 
 def _summary(model) -> list[str]:
     return [
-        f"{layer.name}: {type(layer).__name__} {tuple(layer.output.shape)}" for layer in model.layers
+        f"{layer.name}: {type(layer).__name__} {tuple(layer.output.shape)}"
+        for layer in model.layers
     ]
 
 
@@ -428,7 +453,7 @@ def select_items(items: list, max_files: int | None) -> tuple[list, list, str]:
         if len(patients) < 2:
             raise RtEegError("no dev split and fewer than 2 patients to hold one out")
         # Deterministic hold-out: every 5th patient (at least one) in sorted order.
-        held = set(patients[:: 5]) if len(patients) >= 5 else {patients[-1]}
+        held = set(patients[::5]) if len(patients) >= 5 else {patients[-1]}
         dev = [it for it in train if it.patient in held]
         train = [it for it in train if it.patient not in held]
         source = f"held-out train patients: {sorted(held)}"
@@ -469,9 +494,9 @@ def train_corpus(
         Feature store folder (default: a cache folder named by the store key).
     workers : int, optional
         Feature processes (default: all cores).
-    compare : tuple of str
-        Architectures to compare: each is trained with the same seed and data order, the one
-        with the lowest dev balanced BCE is kept and the comparison goes in the manifest.
+    compare : tuple of (arch, normalisation)
+        Variants to compare: each is trained with the same seed and data order, the one with
+        the lowest dev balanced BCE is kept and the comparison goes in the manifest.
     feature_config : FeatureConfig, optional
     command_line : str, optional
         Recorded in the manifest.
@@ -484,11 +509,11 @@ def train_corpus(
     from rt_eeg.io.corpus import find_recordings
     from rt_eeg.store import build_store, default_store_dir, file_list_hash, store_key
 
+    resolve_device(device)  # refuse --device gpu without a GPU before the long feature pass
     corpus = Path(corpus)
     fcfg = feature_config if feature_config is not None else FeatureConfig()
     root = corpus if corpus.is_dir() else corpus.parent
     train, dev, dev_source = select_items(find_recordings(corpus), max_files)
-    items = [*train, *dev]
     # Store split labels follow the selection (held-out patients become 'dev').
     items = [dataclasses.replace(it, split="train") for it in train] + [
         dataclasses.replace(it, split="dev") for it in dev
@@ -524,28 +549,59 @@ def train_corpus(
         "command_line": command_line or " ".join(sys.argv),
     }
     if not compare:
-        return train_from_store(store, out_dir, cfg, feature_config=fcfg, device=device,
-                                manifest_extra=extra, log=log)  # fmt: skip
+        return train_from_store(
+            store, out_dir, cfg, feature_config=fcfg, device=device, manifest_extra=extra, log=log
+        )
     return _compare(store, Path(out_dir), cfg, compare, fcfg, device, extra, log)
 
 
-def _compare(store, out_dir: Path, cfg, archs, fcfg, device, extra, log) -> dict:
-    """Train each architecture in a sub-folder, keep the best by dev balanced BCE."""
+def parse_variants(spec: str, default_norm: str = "maxabs") -> tuple[tuple[str, str], ...]:
+    """``'epoch_lstm,frame_lstm:zscore'`` -> ``(('epoch_lstm', 'maxabs'), ('frame_lstm', 'zscore'))``.
+
+    ``'compare'`` means both architectures; a variant without ``:NORM`` uses ``default_norm``.
+    """
+    if spec == "compare":
+        spec = ",".join(ARCHITECTURES)
+    out = []
+    for part in spec.split(","):
+        arch, _, norm = part.strip().partition(":")
+        norm = norm or default_norm
+        if arch not in ARCHITECTURES or norm not in NORMALISATIONS:
+            raise RtEegError(
+                f"bad variant {part!r}: expected ARCH[:NORM], ARCH in {ARCHITECTURES}, "
+                f"NORM in {NORMALISATIONS}"
+            )
+        out.append((arch, norm))
+    return tuple(out)
+
+
+def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log) -> dict:
+    """Train each variant in a sub-folder, keep the best by dev balanced BCE."""
     import shutil
 
     from rt_eeg.decoder import Decoder
 
     rows = []
     runs = {}
-    for arch in archs:
-        sub = out_dir / "variants" / arch
-        log(f"--- variant {arch}")
-        m = train_from_store(store, sub, dataclasses.replace(cfg, arch=arch), feature_config=fcfg,
-                             device=device, manifest_extra=extra, log=log)  # fmt: skip
+    for arch, norm in variants:
+        name = f"{arch}-{norm}"
+        sub = out_dir / "variants" / name
+        log(f"--- variant {name}")
+        m = train_from_store(
+            store,
+            sub,
+            dataclasses.replace(cfg, arch=arch, normalisation=norm),
+            feature_config=fcfg,
+            device=device,
+            manifest_extra=extra,
+            log=log,
+        )
         lat = _latency_ms(Decoder(sub, device="cpu", feature_config=fcfg))
         rows.append(
             {
+                "variant": name,
                 "arch": arch,
+                "normalisation": norm,
                 "n_params": m["architecture"]["n_params"],
                 "dev_scores": m["dev_scores"],
                 "epochs_run": m["epochs_run"],
@@ -553,13 +609,17 @@ def _compare(store, out_dir: Path, cfg, archs, fcfg, device, extra, log) -> dict
                 "cpu_latency_22ch_ms_p50": lat,
             }
         )
-        runs[arch] = m
-    best = min(rows, key=lambda r: r["dev_scores"]["balanced_bce"])["arch"]
+        runs[name] = m
+    best = min(rows, key=lambda r: r["dev_scores"]["balanced_bce"])["variant"]
     for name in (MODEL_FILE, FEATURES_FILE, DATA_ORDER_FILE):
         with atomic_path(out_dir / name, suffix=Path(name).suffix) as tmp:
             shutil.copyfile(out_dir / "variants" / best / name, tmp)
     manifest = dict(runs[best])
-    manifest["comparison"] = {"criterion": "lowest dev balanced_bce", "chosen": best, "variants": rows}
+    manifest["comparison"] = {
+        "criterion": "lowest dev balanced_bce",
+        "chosen": best,
+        "variants": rows,
+    }
     write_json_atomic(out_dir / MANIFEST_FILE, manifest)
     log(f"chosen: {best}")
     return manifest
@@ -568,7 +628,9 @@ def _compare(store, out_dir: Path, cfg, archs, fcfg, device, extra, log) -> dict
 def _latency_ms(decoder, n_ch: int = 22, n: int = 50) -> float:
     """Median wall time (ms) of one 22-channel epoch push on the decoder's device."""
     rng = np.random.default_rng(0)
-    feats = rng.standard_normal((FRAMES_PER_EPOCH * (n + 7), n_ch, decoder.n_features)).astype(np.float32)
+    feats = rng.standard_normal((FRAMES_PER_EPOCH * (n + 7), n_ch, decoder.n_features)).astype(
+        np.float32
+    )
     times = []
     for i in range(n + 7):
         t = time.perf_counter()

@@ -1,0 +1,67 @@
+"""``rt-eeg monitor --connect ENDPOINT``: the live window on a running pipeline."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from rt_eeg.errors import RtEegError
+
+HELP = "open the live monitor on a running pipeline"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--connect",
+        action="append",
+        required=True,
+        metavar="ENDPOINT",
+        help="display endpoint to subscribe to (repeat for the signal and decision publishers)",
+    )
+    parser.add_argument(
+        "--ch-names", metavar="A,B,...", help="expected channels (default: from the first frame)"
+    )
+    parser.add_argument("--sfreq", type=float, default=250.0, help="expected rate, Hz (250)")
+    parser.add_argument(
+        "--time-base", type=float, default=20.0, metavar="S", help="seconds on screen (20)"
+    )
+    parser.add_argument(
+        "--uv-per-div", type=float, default=100.0, metavar="UV", help="sensitivity (100)"
+    )
+    parser.add_argument(
+        "--screenshot",
+        metavar="PNG",
+        help="write the window to PNG and exit: after --after seconds, else at end of stream",
+    )
+    parser.add_argument("--after", type=float, metavar="S", help="screenshot after S seconds")
+    parser.add_argument("--exit-on-eos", action="store_true", help="exit when the stream ends")
+    parser.add_argument(
+        "--stats", metavar="JSON", help="counters written on exit (default: beside the PNG)"
+    )
+    parser.add_argument("--headless", action="store_true", help="render offscreen")
+
+
+def run(args: argparse.Namespace) -> int:
+    for name in ("time_base", "uv_per_div", "sfreq"):
+        v = getattr(args, name)
+        if not (math.isfinite(v) and v > 0):
+            raise RtEegError(f"--{name.replace('_', '-')} must be a positive number, got {v}")
+    if args.after is not None and not (math.isfinite(args.after) and args.after >= 0):
+        raise RtEegError(f"--after must be a non-negative number of seconds, got {args.after}")
+    if args.after is not None and args.screenshot is None:
+        raise RtEegError("--after needs --screenshot")
+    ch_names = [c.strip() for c in args.ch_names.split(",") if c.strip()] if args.ch_names else None
+    from rt_eeg.monitor.app import run_monitor
+
+    return run_monitor(
+        args.connect,
+        ch_names=ch_names,
+        sfreq=args.sfreq,
+        window_s=args.time_base,
+        uv_per_div=args.uv_per_div,
+        screenshot=args.screenshot,
+        after_s=args.after,
+        exit_on_eos=args.exit_on_eos,
+        stats_path=args.stats,
+        headless=args.headless,
+    )

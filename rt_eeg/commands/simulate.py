@@ -1,0 +1,67 @@
+"""``rt-eeg simulate``: write a simulated EEG corpus in the TUSZ v2 layout."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+HELP = "write a simulated EEG corpus in the TUSZ v2 layout"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, required=True, help="output folder (OUT/edf/... is written)")
+    parser.add_argument("--hours", type=float, default=1.0, help="total recorded hours (default 1)")
+    parser.add_argument("--patients", type=int, default=5, help="number of patients (default 5)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed; same seed, same bytes")
+    parser.add_argument(
+        "--from-annotations",
+        type=Path,
+        metavar="TREE",
+        help="mirror a real annotation tree: one signal per .csv_bi with its real duration, "
+        "split, montage folder, sample rate and seizure times",
+    )
+    parser.add_argument(
+        "--sfreq", type=float, help="force one sample rate (Hz); default drawn from 250/256/400/512"
+    )
+    parser.add_argument(
+        "--montage", choices=["01_tcp_ar", "02_tcp_le", "03_tcp_ar_a"], help="force one montage folder"
+    )
+    parser.add_argument(
+        "--sample",
+        action="store_true",
+        help="write only the 10-minute bundled sample (OUT/sample_s001_t000.*; 200 Hz unless --sfreq)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    from rt_eeg.errors import RtEegError
+    from rt_eeg.sim import corpus
+
+    if args.sample:
+        plan = corpus.write_sample(args.out, sfreq=args.sfreq or 200.0, seed=args.seed or corpus.SAMPLE_SEED)
+        print(f"wrote {args.out / corpus.SAMPLE_STEM}.edf (+ .csv_bi, .csv): {plan.duration:.0f} s at {plan.sfreq:g} Hz")
+        for sz in plan.seizures:
+            print(f"  {sz.start:8.2f}-{sz.stop:8.2f} s  {sz.label} ({sz.kind}), electrodes {' '.join(sz.electrodes)}")
+        return 0
+    try:
+        if args.from_annotations is not None:
+            jobs = corpus.plan_from_annotations(args.from_annotations, args.seed)
+        else:
+            if args.patients < 1:
+                raise RtEegError(f"--patients {args.patients} must be at least 1")
+            if args.sfreq is not None and (args.sfreq < 100 or args.sfreq != int(args.sfreq)):
+                raise RtEegError(f"--sfreq {args.sfreq} must be a whole number of Hz, at least 100")
+            jobs = corpus.plan_corpus(args.hours, args.patients, args.seed, sfreq=args.sfreq,
+                                      montage=args.montage)  # fmt: skip
+    except ValueError as err:
+        raise RtEegError(str(err)) from None
+    s = corpus.write_jobs(args.out, jobs, progress=not args.no_progress)
+    print(
+        f"wrote {s['files']} recordings of {s['patients']} patients to {s['out']}/edf "
+        f"({', '.join(f'{k} {v}' for k, v in s['splits'].items())}): {s['hours']:.2f} h, "
+        f"{s['seizures']} seizures in {s['files_with_seizures']} files "
+        f"({', '.join(f'{k} {v}' for k, v in sorted(s['kinds'].items()))})"
+    )
+    print(f"generated in {s['wall_s']:.1f} s: {s['x_realtime']:.0f}x real time")
+    return 0

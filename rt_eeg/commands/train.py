@@ -1,0 +1,96 @@
+"""``rt-eeg train``: train the channel-based LSTM decoder on a corpus."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+
+HELP = "train the channel-based LSTM decoder on a corpus"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--corpus", required=True, help="corpus root (TUSZ/CHB-MIT tree) or list file"
+    )
+    parser.add_argument("--out", required=True, help="model folder to write, e.g. models/NAME")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of every random source (default 0)"
+    )
+    parser.add_argument(
+        "--epochs", type=int, default=20, help="maximum training epochs (default 20)"
+    )
+    parser.add_argument(
+        "--device",
+        choices=("auto", "cpu", "gpu"),
+        default="auto",
+        help="training device (default auto)",
+    )
+    parser.add_argument(
+        "--max-files", type=int, default=None, help="at most N recordings per split"
+    )
+    parser.add_argument(
+        "--arch",
+        default="epoch_lstm",
+        help="epoch_lstm or frame_lstm; or variants ARCH[:NORM],... (or 'compare' = both "
+        "architectures) trained with the same data order, the best on dev kept",
+    )
+    parser.add_argument("--normalisation", choices=("maxabs", "zscore"), default="maxabs")
+    parser.add_argument("--units", type=int, default=32, help="LSTM units (default 32)")
+    parser.add_argument("--dropout", type=float, default=0.0, help="dropout rate (default 0)")
+    parser.add_argument("--batch-size", type=int, default=256)
+    parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
+    parser.add_argument("--patience", type=int, default=4, help="early-stopping patience (epochs)")
+    parser.add_argument(
+        "--samples-per-epoch", type=int, default=65536, help="balanced samples per training epoch"
+    )
+    parser.add_argument("--max-dev-samples", type=int, default=65536)
+    parser.add_argument("--threads", type=int, default=0, help="TensorFlow threads (0: default)")
+    parser.add_argument(
+        "--workers", type=int, default=None, help="feature processes (default: all cores)"
+    )
+    parser.add_argument(
+        "--store",
+        default=None,
+        help="feature store folder (default: cache folder named by its key)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from rt_eeg.train import TrainConfig, parse_variants, train_corpus
+
+    variants = parse_variants(args.arch, args.normalisation)
+    compare = variants if len(variants) > 1 else ()
+    cfg = TrainConfig(
+        arch=variants[0][0],
+        units=args.units,
+        dropout=args.dropout,
+        normalisation=variants[0][1],
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        learning_rate=args.lr,
+        patience=args.patience,
+        samples_per_epoch=args.samples_per_epoch,
+        max_dev_samples=args.max_dev_samples,
+        seed=args.seed,
+        threads=args.threads,
+    )
+    manifest = train_corpus(
+        args.corpus,
+        args.out,
+        cfg,
+        device=args.device,
+        max_files=args.max_files,
+        store_dir=args.store,
+        workers=args.workers,
+        compare=compare,
+        command_line=shlex.join(["rt-eeg", *sys.argv[1:]]),
+        log=lambda line: print(line, flush=True),
+    )
+    s = manifest["dev_scores"]
+    print(
+        f"wrote {args.out}: {manifest['architecture']['name']}, best epoch {manifest['best_epoch']}, "
+        f"dev balanced bce {s['balanced_bce']:.4f}, auc {s['auc']:.4f}, "
+        f"sens {s['sensitivity']:.3f}, spec {s['specificity']:.3f}"
+    )
+    return 0

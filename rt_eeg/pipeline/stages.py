@@ -1,0 +1,385 @@
+"""Stage processes: each wraps the transport-free stage object the offline path uses.
+
+Run as ``python -m rt_eeg.pipeline.stages NAME RUN_JSON INCARNATION``. ``RUN_JSON`` (written by
+the supervisor) holds the endpoints, the recording, the model and the stage parameters.
+``INCARNATION`` counts restarts: a restarted stage starts with empty state and tells the
+stages after it (``reset`` in its first header), which is how a gap is recorded as
+"not analysed" instead of being bridged silently.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import signal
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import zmq
+
+from rt_eeg.pipeline.transport import (
+    Control,
+    Receiver,
+    Sender,
+    die_with_parent,
+    make_socket,
+    percentiles,
+)
+
+log = logging.getLogger("rt_eeg.pipeline")
+FRAME = 25  # samples per 0.1 s frame at 250 Hz
+
+
+class StageBase:
+    """Common process scaffolding: context, control line, input receiver, timing stats."""
+
+    name = "stage"
+
+    def __init__(self, run: dict, incarnation: int):
+        self.run = run
+        self.ep = run["endpoints"]
+        self.incarnation = incarnation
+        self.ctx = zmq.Context()
+        self.sockets: list[zmq.Socket] = []
+        self.ctl = Control(
+            self.ctx, self.ep["control"], self.name, incarnation, run["config"]["heartbeat_s"]
+        )
+        self.proc_ms: list[float] = []
+        self.ctl.stats = {"processed": 0}
+        self.stopping = False
+
+    def stats(self) -> dict:
+        return {
+            "processed": self.ctl.stats["processed"],
+            "processing_ms": percentiles(self.proc_ms),
+        }
+
+    def socket(
+        self, kind: int, endpoint_name: str, *, bind: bool, hwm: int | None = None
+    ) -> zmq.Socket:
+        sock = make_socket(self.ctx, kind, self.ep[endpoint_name], bind=bind, hwm=hwm)
+        self.sockets.append(sock)
+        return sock
+
+    def close(self) -> None:
+        # Closing each socket (not ctx.destroy) honours its linger: queued data still goes out.
+        for sock in self.sockets + [self.ctl.sock]:
+            sock.close()
+        self.ctx.term()
+
+
+class SourceStage(StageBase):
+    """Preprocessor: EDF -> 250 Hz TCP montage -> 0.1 s frames, paced; records the signal file."""
+
+    name = "source"
+
+    def main(self) -> int:
+        from rt_eeg.io.edf import open_recording
+        from rt_eeg.io.signalfile import SignalWriter
+
+        cfg = self.run["config"]
+        out = Sender(
+            self.socket(zmq.PUSH, "features_in", bind=False, hwm=cfg["data_hwm"]), "source"
+        )
+        pub = Sender(
+            self.socket(zmq.PUB, "display_signal", bind=True, hwm=cfg["display_hwm"]), "source"
+        )
+        cmd = self.socket(zmq.PULL, "source_cmd", bind=True)
+        signal.signal(signal.SIGINT, lambda *_: setattr(self, "stopping", True))
+        signal.signal(signal.SIGTERM, lambda *_: setattr(self, "stopping", True))
+        rec = open_recording(self.run["edf"])
+        self.ctl.send("ready")
+        while not self._command(cmd, 100) == "go":
+            self.ctl.beat()
+            if self.stopping:
+                return 0
+        speed = self.run["speed"]
+        writer = SignalWriter(Path(self.run["out_dir"]) / self.run["name"], rec.sfreq, rec.ch_names)
+        t_start = time.monotonic()
+        n_frames = 0
+        abort = lambda: self.ctl.beat() or self.stopping  # noqa: E731
+        try:
+            for start, block in rec.chunks(FRAME):
+                if speed:  # drift-free pacing: sleep to an absolute target, never accumulate error
+                    target = t_start + start / rec.sfreq / speed
+                    while (wait := target - time.monotonic()) > 0 and not self.stopping:
+                        if self._command(cmd, min(wait, 0.1) * 1000) == "stop":
+                            self.stopping = True
+                        self.ctl.beat()
+                elif self._command(cmd, 0) == "stop":
+                    self.stopping = True
+                if self.stopping:
+                    break
+                t0 = time.perf_counter()
+                header = {"kind": "data", "t0": start / rec.sfreq, "sfreq": rec.sfreq,
+                          "ch_names": rec.ch_names, "t_emit": time.time()}  # fmt: skip
+                writer.append(block)
+                if len(block) == FRAME:  # a trailing partial frame is recorded, not analysed
+                    if not out.send("signal", header, block, should_abort=abort):
+                        break
+                pub.send("signal", header, block, block=False)  # display path: may drop
+                n_frames += 1
+                self.ctl.stats["processed"] = n_frames
+                self.proc_ms.append((time.perf_counter() - t0) * 1000)
+                self.ctl.beat()
+        finally:
+            writer.close()
+            rec.close()
+        eos = {
+            "kind": "eos",
+            "t_emit": time.time(),
+            "n_frames": n_frames,
+            "interrupted": self.stopping,
+        }
+        out.send("signal", eos, should_abort=lambda: self.ctl.beat())
+        pub.send("signal", eos, block=False)
+        self.ctl.send("eos", stats=self.stats() | {"frames": n_frames, "display_sent": pub.seq})
+        return 0
+
+    @staticmethod
+    def _command(sock: zmq.Socket, timeout_ms: float) -> str | None:
+        if sock.poll(int(timeout_ms)):
+            try:
+                return json.loads(sock.recv())["cmd"]
+            except (ValueError, KeyError, TypeError):
+                return None
+        return None
+
+
+class RelayStage(StageBase):
+    """A detection stage between two PUSH/PULL hops; subclasses transform messages."""
+
+    in_name = out_name = ""
+
+    def main(self) -> int:
+        cfg = self.run["config"]
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the source; eos ends us
+        self.rx = Receiver(
+            make_socket(self.ctx, zmq.PULL, self.ep[self.in_name], bind=True, hwm=cfg["data_hwm"]),
+            self.name,
+        )
+        self.setup()
+        self.ctl.send("ready")
+        while True:
+            msg = self.rx.recv(100)
+            self.ctl.beat()
+            if msg is None:
+                continue
+            if msg.kind == "eos":
+                t0 = time.perf_counter()
+                self.finish(msg)
+                self.proc_ms.append((time.perf_counter() - t0) * 1000)
+                break
+            if msg.kind != "data":
+                continue
+            t0 = time.perf_counter()
+            self.handle(msg)
+            self.proc_ms.append((time.perf_counter() - t0) * 1000)
+            self.ctl.stats["processed"] += 1
+        self.ctl.send(
+            "eos",
+            stats=self.stats()
+            | {"malformed": self.rx.malformed, "gaps": self.rx.gaps}
+            | self.extra_stats(),
+        )
+        return 0
+
+    def setup(self) -> None: ...
+    def handle(self, msg) -> None: ...
+    def finish(self, msg) -> None: ...
+    def extra_stats(self) -> dict:
+        return {}
+
+    def forward(self, topic: str, header: dict, payload=None) -> None:
+        self.out.send(topic, header, payload, should_abort=self.ctl.beat)
+
+
+class FeatureStage(RelayStage):
+    """LFCC features: frames in, feature frames out (StreamingFeatures)."""
+
+    name, in_name = "features", "features_in"
+
+    def setup(self) -> None:
+        from rt_eeg.features import FeatureConfig
+
+        self.cfg = FeatureConfig()
+        self.out = Sender(self.socket(zmq.PUSH, "decoder_in", bind=False, hwm=self.run["config"]["data_hwm"]),
+                          "features", self.incarnation)  # fmt: skip
+        self.fx = None
+        self.origin = 0.0
+
+    def handle(self, msg) -> None:
+        from rt_eeg.features import StreamingFeatures
+
+        if self.fx is None:
+            # Fresh state (first start or restart): feature times count from this frame.
+            self.fx = StreamingFeatures(msg.payload.shape[1], self.cfg)
+            self.origin = float(msg.header["t0"])
+            self.reset = self.incarnation > 0
+        feats, times = self.fx.push(msg.payload)
+        self._send(feats, times, msg.header["t_emit"])
+
+    def finish(self, msg) -> None:
+        if self.fx is not None:
+            feats, times = self.fx.flush()
+            self._send(feats, times, msg.header["t_emit"])
+        self.forward("features", {"kind": "eos", "t_emit": msg.header["t_emit"]})
+
+    def _send(self, feats, times, t_emit) -> None:
+        if len(feats) == 0:
+            return
+        header = {
+            "kind": "data",
+            "t0": self.origin + float(times[0]),
+            "t_emit": t_emit,
+            "reset": self.reset,
+        }
+        self.reset = False
+        self.forward("features", header, feats)
+
+
+class DecoderStage(RelayStage):
+    """Channel-based LSTM: feature frames in, per-channel P(seizure) per 1 s epoch out."""
+
+    name, in_name = "decoder", "decoder_in"
+
+    def setup(self) -> None:
+        from rt_eeg.decoder import Decoder
+
+        self.decoder = Decoder(self.run["model"], device=self.run["config"]["device"])
+        self.out = Sender(self.socket(zmq.PUSH, "postprocess_in", bind=False, hwm=self.run["config"]["data_hwm"]),
+                          "decoder", self.incarnation)  # fmt: skip
+        self.next_t: float | None = None
+        self.reset = self.incarnation > 0
+        self.stream = None
+
+    def handle(self, msg) -> None:
+        feats = msg.payload
+        t0 = float(msg.header["t0"])
+        times = t0 + 0.1 * np.arange(len(feats))
+        discontinuous = self.next_t is not None and abs(t0 - self.next_t) > 1e-3
+        if self.stream is None or msg.header.get("reset") or discontinuous:
+            # Start a fresh stream at the next whole epoch: a window cannot bridge a gap.
+            self.stream = self.decoder.open_stream(feats.shape[1])
+            self.reset = self.reset or self.next_t is not None
+            self.epoch_aligned = False
+        self.next_t = float(times[-1]) + 0.1
+        if not self.epoch_aligned:
+            keep = np.flatnonzero(np.abs(times - np.round(times)) < 1e-3)
+            if len(keep) == 0:
+                return
+            feats, times = feats[keep[0] :], times[keep[0] :]
+            self.epoch_aligned = True
+        starts, probs = self.decoder.predict_many([(self.stream, feats, times)])[0]
+        self._send(starts, probs, msg.header["t_emit"])
+
+    def finish(self, msg) -> None:
+        # An incomplete trailing epoch is not scored (the outputs mark it not analysed).
+        self.forward("probs", {"kind": "eos", "t_emit": msg.header["t_emit"]})
+
+    def _send(self, starts, probs, t_emit) -> None:
+        for s, p in zip(starts, probs, strict=True):
+            self.forward(
+                "probs", {"kind": "data", "t0": float(s), "t_emit": t_emit, "reset": self.reset}, p
+            )
+            self.reset = False
+
+    def extra_stats(self) -> dict:
+        return {"device": self.decoder.device}
+
+
+class PostprocessStage(RelayStage):
+    """Cross-channel decisions, published to the monitor and journalled for the outputs."""
+
+    name, in_name = "postprocess", "postprocess_in"
+
+    def setup(self) -> None:
+        from rt_eeg.config import PipelineConfig, load_postprocess_config
+        from rt_eeg.postprocess import Decision, Postprocessor
+
+        pcfg = PipelineConfig.from_dict(self.run["config"]).postprocess
+        self.post = Postprocessor(
+            self.run["ch_names"], load_postprocess_config(self.run["model"], pcfg)
+        )
+        self.pub = Sender(self.socket(zmq.PUB, "display_decision", bind=True, hwm=self.run["config"]["display_hwm"]),
+                          "postprocess", self.incarnation)  # fmt: skip
+        # The journal keeps every decision on disk as it is made, so a restarted postprocessor
+        # (or a crash) loses nothing already decided.
+        self.journal_path = Path(self.run["run_dir"]) / "decisions.jsonl"
+        self.decisions = []
+        if self.journal_path.exists():
+            for line in self.journal_path.read_text().splitlines():
+                try:
+                    self.decisions.append(
+                        Decision(
+                            **{**json.loads(line), "channels": tuple(json.loads(line)["channels"])}
+                        )
+                    )
+                except (ValueError, TypeError, KeyError):
+                    break  # a torn last line from a crash
+        if self.decisions:
+            self.post.gap(self.decisions[-1].stop, self.decisions[-1].stop)  # resume after them
+        self.journal = open(self.journal_path, "a", encoding="utf-8")  # noqa: SIM115
+        self.latency_ms: list[float] = []
+        self.first_decision_wall: float | None = None
+
+    def handle(self, msg) -> None:
+        if msg.header.get("reset"):
+            nxt = self.post._next_start
+            self.post.gap(nxt, nxt) if nxt is not None else None
+        for d in self.post.push(float(msg.header["t0"]), msg.payload):
+            self._publish(d, msg.payload, msg.header["t_emit"])
+
+    def _publish(self, d, probs, t_emit) -> None:
+        rec = {"start": d.start, "stop": d.stop, "label": d.label, "confidence": d.confidence,
+               "channels": list(d.channels), "score": d.score}  # fmt: skip
+        self.journal.write(json.dumps(rec) + "\n")
+        self.journal.flush()
+        self.decisions.append(d)
+        header = {"kind": "data", "t0": d.start, "t_emit": t_emit, **rec}
+        header["score"] = None if np.isnan(d.score) else d.score
+        self.pub.send("decision", header, np.asarray(probs, np.float32), block=False)
+        now = time.time()
+        if self.first_decision_wall is None:
+            self.first_decision_wall = now
+        if d.label != "na":
+            self.latency_ms.append((now - t_emit) * 1000)
+
+    def finish(self, msg) -> None:
+        from rt_eeg.outputs import write_outputs
+
+        self.journal.close()
+        write_outputs(self.run["out_dir"], self.run["name"], self.decisions, self.run["duration"])
+        self.pub.send("decision", {"kind": "eos", "t_emit": time.time()}, block=False)
+
+    def extra_stats(self) -> dict:
+        return {"latency_ms": percentiles(self.latency_ms), "first_decision_wall": self.first_decision_wall,
+                "n_decisions": len(self.decisions)}  # fmt: skip
+
+
+STAGES = {cls.name: cls for cls in (SourceStage, FeatureStage, DecoderStage, PostprocessStage)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    name, run_json, incarnation = argv[0], argv[1], int(argv[2])
+    die_with_parent()
+    logging.basicConfig(
+        level=logging.WARNING, format=f"%(asctime)s {name}[{incarnation}] %(levelname)s %(message)s"
+    )
+    run = json.loads(Path(run_json).read_text())
+    stage = STAGES[name](run, incarnation)
+    try:
+        return stage.main()
+    except Exception as err:  # report to the supervisor, then exit non-zero (it restarts us)
+        log.exception("stage %s failed", name)
+        stage.ctl.send("heartbeat", error=f"{type(err).__name__}: {err}")
+        return 1
+    finally:
+        stage.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

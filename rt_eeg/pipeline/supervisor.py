@@ -1,0 +1,287 @@
+"""The supervisor: starts the stage processes, waits until all are ready, starts the source,
+watches heartbeats, restarts a dead or silent stage, shuts everything down cleanly and
+writes ``metrics.json``.
+
+Lifecycle (after timeflux's manager and pyzmq's heartbeat example):
+
+1. Validate the recording (a bad file fails here, before any process or output exists).
+2. Start source, features, decoder, postprocess (and the monitor, if asked).
+3. Ready before go: each stage reports ``ready`` once its sockets are up and its model is
+   loaded and warmed; only then is the source told ``go``.
+4. Heartbeats every second; a stage that exited or has been silent for ``dead_after_s`` is
+   killed and restarted with an incremented incarnation (alive = expected & seen).
+5. End of stream flows down the data path; the run ends when the postprocessor reports
+   ``done`` (outputs written). Ctrl-C tells the source to stop, which sends end-of-stream, so
+   outputs are still flushed. Remaining children are terminated, then killed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import zmq
+
+from rt_eeg.config import PipelineConfig
+from rt_eeg.errors import RtEegError
+from rt_eeg.io.atomic import write_json_atomic
+from rt_eeg.pipeline.messages import MessageError, decode
+from rt_eeg.pipeline.transport import default_endpoints, make_socket
+
+log = logging.getLogger("rt_eeg.pipeline")
+DETECTION_STAGES = ("source", "features", "decoder", "postprocess")
+
+
+class Supervisor:
+    """Run one recording through the live pipeline.
+
+    Parameters
+    ----------
+    edf : path-like
+        Recording to stream.
+    out_dir : path-like
+        Output folder (signal file, HYP, csv_bi, tse, events.tsv, metrics.json).
+    speed : float or None
+        1 for wall-clock speed, N for N times faster, None for as fast as the pipeline goes.
+    config : PipelineConfig
+    monitor : str or None
+        ``None`` (no monitor), ``window`` (on the display), ``headless`` (offscreen; writes
+        ``monitor.png`` beside the outputs at end of stream).
+    on_event : callable, optional
+        ``on_event(kind, stage, info)`` for progress and tests (e.g. kill a stage mid-run).
+    """
+
+    def __init__(self, edf, out_dir, *, speed: float | None = 1.0, config: PipelineConfig | None = None,
+                 monitor: str | None = None, on_event=None):  # fmt: skip
+        from rt_eeg.io.edf import open_recording
+
+        self.t_launch = time.time()
+        self.edf = Path(edf).resolve()
+        self.out_dir = Path(out_dir)
+        self.cfg = config or PipelineConfig()
+        self.speed = speed
+        self.monitor = monitor
+        self.on_event = on_event or (lambda *a: None)
+        with open_recording(self.edf) as rec:  # validate before anything starts
+            self.ch_names, self.duration, self.montage = rec.ch_names, rec.duration, rec.montage
+        model = Path(self.cfg.model)
+        if not (model / "model.keras").is_file():
+            raise RtEegError("model folder has no model.keras", model)
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.run_dir = self.out_dir / ".run"
+        if self.run_dir.exists():
+            shutil.rmtree(self.run_dir)
+        self.run_dir.mkdir()
+        self.endpoints, self._ipc_dir = default_endpoints(self.cfg.transport, self.cfg.endpoints)
+        self.name = self.edf.stem
+        self.run = {
+            "edf": str(self.edf), "out_dir": str(self.out_dir), "run_dir": str(self.run_dir),
+            "name": self.name, "speed": speed, "model": str(model), "config": self.cfg.to_dict(),
+            "endpoints": self.endpoints, "ch_names": self.ch_names, "duration": self.duration,
+            "montage": self.montage,
+        }  # fmt: skip
+        self.run_json = self.run_dir / "run.json"
+        self.run_json.write_text(json.dumps(self.run, indent=2))
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.incarnation = dict.fromkeys(DETECTION_STAGES, 0)
+        self.last_seen: dict[str, float] = {}
+        self.ready: set[str] = set()
+        self.done: dict[str, dict] = {}
+        self.errors: list[dict] = []
+        self.restarts: list[dict] = []
+        self.t_ready: float | None = None
+
+    # -- processes ------------------------------------------------------------------------
+    def _spawn(self, stage: str) -> None:
+        cmd = [
+            sys.executable,
+            "-m",
+            "rt_eeg.pipeline.stages",
+            stage,
+            str(self.run_json),
+            str(self.incarnation[stage]),
+        ]
+        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONUNBUFFERED": "1"}
+        log_file = open(self.run_dir / f"{stage}.log", "a")  # noqa: SIM115 - owned by the child
+        self.procs[stage] = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, env=env,
+                                             start_new_session=True)  # fmt: skip
+        log_file.close()
+        self.last_seen[stage] = time.monotonic()
+
+    def _spawn_monitor(self) -> None:
+        cmd = [sys.executable, "-m", "rt_eeg.cli", "monitor",
+               "--connect", self.endpoints["display_signal"], "--connect", self.endpoints["display_decision"],
+               "--ch-names", ",".join(self.ch_names)]  # fmt: skip
+        env = dict(os.environ)
+        if self.monitor == "headless":
+            env["QT_QPA_PLATFORM"] = "offscreen"
+            cmd += ["--screenshot", str(self.out_dir / "monitor.png"), "--exit-on-eos"]
+        log_file = open(self.run_dir / "monitor.log", "a")  # noqa: SIM115
+        self.procs["monitor"] = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, env=env,
+                                                 start_new_session=True)  # fmt: skip
+        log_file.close()
+
+    def restart(self, stage: str, reason: str) -> None:
+        """Kill (if needed) and start ``stage`` again with empty state."""
+        proc = self.procs.get(stage)
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+        self.incarnation[stage] += 1
+        self.restarts.append({"stage": stage, "reason": reason, "wall_time": time.time(),
+                              "incarnation": self.incarnation[stage]})  # fmt: skip
+        log.warning("restarting %s (%s)", stage, reason)
+        self.on_event("restart", stage, reason)
+        self._spawn(stage)
+
+    # -- main loop ------------------------------------------------------------------------
+    def run_pipeline(self) -> dict:
+        """Run to completion; returns the metrics (also written to ``metrics.json``)."""
+        ctx = zmq.Context()
+        control = make_socket(ctx, zmq.PULL, self.endpoints["control"], bind=True)
+        cmd = make_socket(ctx, zmq.PUSH, self.endpoints["source_cmd"], bind=False)
+        interrupted = False
+        try:
+            for stage in DETECTION_STAGES:
+                self._spawn(stage)
+            if self.monitor:
+                self._spawn_monitor()
+            go_sent = False
+            deadline_ready = time.monotonic() + self.cfg.ready_timeout_s
+            while "postprocess" not in self.done:
+                try:
+                    self._poll_control(control)
+                    if not go_sent and self.ready >= set(DETECTION_STAGES):
+                        self.t_ready = time.time()
+                        cmd.send(json.dumps({"cmd": "go"}).encode())
+                        go_sent = True
+                        self.on_event("go", "source", None)
+                    if not go_sent and time.monotonic() > deadline_ready:
+                        missing = sorted(set(DETECTION_STAGES) - self.ready)
+                        raise RtEegError(f"stages not ready after {self.cfg.ready_timeout_s:.0f} s: {', '.join(missing)} "
+                                         f"(see {self.run_dir}/*.log)")  # fmt: skip
+                    self._watch(go_sent)
+                except KeyboardInterrupt:
+                    if interrupted:
+                        raise
+                    interrupted = True
+                    log.warning("interrupted: stopping the source; outputs will be flushed")
+                    cmd.send(json.dumps({"cmd": "stop"}).encode())
+                    if not go_sent:
+                        break
+        finally:
+            self._shutdown()
+            ctx.destroy(linger=0)
+            if self._ipc_dir is not None:
+                shutil.rmtree(self._ipc_dir, ignore_errors=True)
+        metrics = self.metrics(interrupted)
+        write_json_atomic(self.out_dir / "metrics.json", metrics)
+        return metrics
+
+    def _poll_control(self, control: zmq.Socket) -> None:
+        if not control.poll(100):
+            return
+        while True:
+            try:
+                parts = control.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            try:
+                msg = decode(parts)
+            except MessageError as err:
+                log.warning("supervisor: malformed control message (%s)", err)
+                continue
+            stage, kind = msg.header.get("stream"), msg.kind
+            if msg.header.get("incarnation", 0) != self.incarnation.get(stage, 0):
+                continue  # from a killed predecessor
+            self.last_seen[stage] = time.monotonic()
+            if msg.header.get("error"):
+                self.errors.append({"stage": stage, "error": msg.header["error"]})
+            if kind == "ready":
+                self.ready.add(stage)
+                self.on_event("ready", stage, None)
+            elif kind == "heartbeat":
+                self.on_event("heartbeat", stage, msg.header.get("stats"))
+            elif kind == "eos":  # the stage finished; its header carries its statistics
+                self.done[stage] = msg.header.get("stats", {})
+                self.on_event("done", stage, self.done[stage])
+
+    def _watch(self, go_sent: bool) -> None:
+        now = time.monotonic()
+        for stage in DETECTION_STAGES:
+            if stage in self.done:
+                continue
+            proc = self.procs[stage]
+            if proc.poll() is not None:
+                if stage == "source" and proc.returncode == 0:
+                    continue
+                self.restart(stage, f"exited with code {proc.returncode}")
+            elif stage in self.ready and now - self.last_seen[stage] > self.cfg.dead_after_s:
+                self.restart(stage, f"silent for {now - self.last_seen[stage]:.1f} s")
+
+    def _shutdown(self) -> None:
+        monitor = self.procs.get("monitor")
+        if monitor is not None and self.monitor == "headless":
+            try:  # let the offscreen monitor take its end-of-stream screenshot
+                monitor.wait(10)
+            except subprocess.TimeoutExpired:
+                pass
+        for proc in self.procs.values():
+            if proc.poll() is None and proc is not monitor:
+                try:
+                    proc.wait(5)
+                except subprocess.TimeoutExpired:
+                    pass
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+        for proc in self.procs.values():
+            try:
+                proc.wait(3)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(3)
+
+    # -- metrics --------------------------------------------------------------------------
+    def metrics(self, interrupted: bool) -> dict:
+        from rt_eeg.features import FeatureConfig
+
+        post = self.done.get("postprocess", {})
+        source = self.done.get("source", {})
+        first = post.get("first_decision_wall")
+        gaps = [g | {"stage": s} for s, st in self.done.items() for g in st.get("gaps", [])]
+        monitor_stats = self._monitor_stats()
+        return {
+            "recording": str(self.edf),
+            "duration_s": self.duration,
+            "speed": self.speed if self.speed else "max",
+            "interrupted": interrupted,
+            "algorithmic_delay_s": FeatureConfig().delay_s,
+            "end_to_end_latency_ms": post.get("latency_ms"),
+            "stage_processing_ms": {s: st.get("processing_ms") for s, st in self.done.items()},
+            "time_to_ready_s": round(self.t_ready - self.t_launch, 3) if self.t_ready else None,
+            "time_to_first_decision_s": round(first - self.t_launch, 3) if first else None,
+            "frames_streamed": source.get("frames"),
+            "display_frames_sent": source.get("display_sent"),
+            "display_frames_dropped": monitor_stats.get("dropped") if monitor_stats else None,
+            "detection_path_gaps": gaps,
+            "malformed_messages": {s: st.get("malformed", 0) for s, st in self.done.items()},
+            "restarts": self.restarts,
+            "errors": self.errors,
+            "decoder_device": self.done.get("decoder", {}).get("device"),
+            "n_decisions": post.get("n_decisions"),
+        }
+
+    def _monitor_stats(self) -> dict | None:
+        path = self.out_dir / "monitor_stats.json"
+        try:
+            return json.loads(path.read_text()) if path.is_file() else None
+        except ValueError:
+            return None

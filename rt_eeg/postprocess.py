@@ -1,0 +1,303 @@
+"""Cross-channel decisions: one causal postprocessor, used online and offline alike.
+
+For every 1 s epoch the decoder gives ``P(seizure)`` per channel. The postprocessor keeps
+the last ``buffer_epochs`` (8 s) of them and decides, for the newest epoch only (no lookahead),
+SEIZ or BCKG with a confidence:
+
+1. **Cross-channel score.** Each channel's probability is smoothed over the last
+   ``smooth_epochs``; the score is the mean of the ``top_k`` highest smoothed channels. A
+   single channel cannot fire alone (its neighbours must agree), while a seizure seen on a
+   few channels still can.
+2. **Hysteresis onset.** A seizure starts once the score has been ``>= threshold_on`` for
+   ``onset_epochs`` consecutive epochs.
+3. **Hold and minimum duration.** Once in a seizure, the decision stays SEIZ until the mean
+   score over the last ``offset_epochs`` epochs falls below ``threshold_off`` (lower than
+   ``threshold_on``) and the event has lasted ``min_duration_epochs``. Using a mean rather
+   than a run of low epochs is what keeps a fluctuating seizure whole: a few weak epochs
+   inside it cannot end it, while a real offset ends it within ``offset_epochs`` seconds.
+   Bursts closer than that merge into one event.
+
+Decision latency: an epoch's decision is made when that epoch's probabilities arrive, so the
+earliest SEIZ decision comes ``onset_epochs`` epochs after the first epoch that contains the
+onset, plus the feature lookahead (``FeatureConfig`` delay): with the defaults, between
+``onset_epochs`` and ``onset_epochs + 1`` seconds after the true onset plus that delay.
+
+Gaps (a restart, missing data) are explicit: :meth:`Postprocessor.gap` marks epochs 'na'
+(not analysed) and resets the state, so nothing unanalysed is ever reported as background.
+Offline (:func:`postprocess_recording`) runs the very same object over the array of epochs,
+so offline and online decisions are identical by construction.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from rt_eeg.io.annotations import Event, HypEpoch
+
+
+@dataclass(frozen=True)
+class PostprocessConfig:
+    """Postprocessor parameters (defaults documented; tuned per model by ``evaluate --sweep``).
+
+    Attributes
+    ----------
+    epoch_s : float
+        Decision epoch length in seconds (the decoder's epoch).
+    buffer_epochs : int
+        Posterior history kept, in epochs (8 s, as in the reference system).
+    smooth_epochs : int
+        Per-channel moving average length before combining channels.
+    top_k : int
+        Number of most-confident channels averaged into the cross-channel score.
+    threshold_on : float
+        Score at or above which an epoch counts towards an onset.
+    threshold_off : float
+        Score below which an epoch counts towards an offset (hysteresis, < threshold_on).
+    onset_epochs : int
+        Consecutive epochs at or above ``threshold_on`` needed to declare a seizure.
+    offset_epochs : int
+        Epochs over which the score is averaged to decide an offset (the hold time).
+    min_duration_epochs : int
+        A seizure event lasts at least this many epochs once declared.
+    channel_threshold : float
+        Smoothed channel probability at or above which a channel is listed as involved.
+    """
+
+    epoch_s: float = 1.0
+    buffer_epochs: int = 8
+    smooth_epochs: int = 2
+    top_k: int = 2
+    threshold_on: float = 0.5
+    threshold_off: float = 0.3
+    onset_epochs: int = 2
+    offset_epochs: int = 6
+    min_duration_epochs: int = 5
+    channel_threshold: float = 0.5
+
+    def __post_init__(self):
+        problems = []
+        if not 0 < self.threshold_off <= self.threshold_on <= 1:
+            problems.append(
+                f"need 0 < threshold_off ({self.threshold_off}) <= threshold_on ({self.threshold_on}) <= 1"
+            )
+        for name in (
+            "smooth_epochs",
+            "top_k",
+            "onset_epochs",
+            "offset_epochs",
+            "min_duration_epochs",
+        ):
+            if getattr(self, name) < 1:
+                problems.append(f"{name} must be >= 1 (got {getattr(self, name)})")
+        if not 1 <= self.smooth_epochs <= self.buffer_epochs:
+            problems.append(f"smooth_epochs must be within buffer_epochs ({self.buffer_epochs})")
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    def replace(self, **changes) -> PostprocessConfig:
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> PostprocessConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown postprocess parameters: {', '.join(sorted(unknown))}")
+        return cls(**d)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The decision for one epoch.
+
+    Attributes
+    ----------
+    start, stop : float
+        Epoch bounds in signal seconds.
+    label : str
+        ``seiz``, ``bckg`` or ``na`` (not analysed).
+    confidence : float
+        Confidence in ``label`` (0..1; 0 for ``na``).
+    channels : tuple of str
+        Channels involved (SEIZ only).
+    score : float
+        Cross-channel seizure score of the epoch (nan for ``na``).
+    """
+
+    start: float
+    stop: float
+    label: str
+    confidence: float
+    channels: tuple[str, ...] = ()
+    score: float = float("nan")
+
+    def hyp(self) -> HypEpoch:
+        return HypEpoch(self.start, self.stop, self.label, round(float(self.confidence), 4))
+
+
+class Postprocessor:
+    """Causal cross-channel decision stage (see the module docstring).
+
+    Parameters
+    ----------
+    ch_names : list of str
+        Channel names, in the order of the probability vectors.
+    config : PostprocessConfig
+    """
+
+    def __init__(self, ch_names: list[str], config: PostprocessConfig | None = None):
+        self.ch_names = list(ch_names)
+        self.cfg = config or PostprocessConfig()
+        self.k = min(self.cfg.top_k, len(self.ch_names))
+        self._reset()
+
+    def _reset(self) -> None:
+        self._history: deque[np.ndarray] = deque(maxlen=self.cfg.buffer_epochs)
+        self._in_seizure = False
+        self._above = 0  # consecutive epochs >= threshold_on
+        self._scores: deque[float] = deque(maxlen=self.cfg.offset_epochs)
+        self._event_len = 0
+        self._event_scores: list[float] = []
+        self._event_channels: set[str] = set()
+        self._next_start: float | None = None
+
+    def push(self, start: float, probs: np.ndarray) -> list[Decision]:
+        """Decide the epoch starting at ``start`` from its per-channel probabilities.
+
+        Parameters
+        ----------
+        start : float
+            Epoch start in signal seconds.
+        probs : np.ndarray
+            ``(n_channels,)`` P(seizure) per channel.
+
+        Returns
+        -------
+        list of Decision
+            'na' decisions for any epochs skipped since the last push (a gap), then the
+            decision for this epoch.
+        """
+        cfg = self.cfg
+        out: list[Decision] = []
+        if self._next_start is not None and start > self._next_start + 1e-6:
+            out += self.gap(self._next_start, start)
+        probs = np.asarray(probs, dtype=np.float64)
+        if probs.shape != (len(self.ch_names),):
+            raise ValueError(
+                f"expected {len(self.ch_names)} probabilities, got shape {probs.shape}"
+            )
+        self._history.append(probs)
+        recent = np.mean(list(self._history)[-cfg.smooth_epochs :], axis=0)
+        order = np.argsort(-recent, kind="stable")
+        score = float(recent[order[: self.k]].mean())
+        self._above = self._above + 1 if score >= cfg.threshold_on else 0
+        self._scores.append(score)
+        if not self._in_seizure and self._above >= cfg.onset_epochs:
+            self._in_seizure, self._event_len = True, 0
+            self._event_scores, self._event_channels = [], set()
+        elif (
+            self._in_seizure
+            and np.mean(self._scores) < cfg.threshold_off
+            and self._event_len >= cfg.min_duration_epochs
+        ):
+            self._in_seizure = False
+        stop = start + cfg.epoch_s
+        if self._in_seizure:
+            self._event_len += 1
+            self._event_scores.append(score)
+            if score >= cfg.threshold_on:  # only confident epochs say where the seizure is
+                self._event_channels |= {
+                    self.ch_names[i] for i in np.flatnonzero(recent >= cfg.channel_threshold)
+                }
+            # Confidence of an ongoing seizure: mean score over the buffered part of the event,
+            # so one weak epoch inside a seizure does not make the alarm flicker.
+            conf = float(np.mean(self._event_scores[-cfg.buffer_epochs :]))
+            chans = tuple(c for c in self.ch_names if c in self._event_channels)
+            out.append(Decision(start, stop, "seiz", min(1.0, max(conf, 0.5)), chans, score))
+        else:
+            out.append(Decision(start, stop, "bckg", min(1.0, max(1.0 - score, 0.5)), (), score))
+        self._next_start = stop
+        return out
+
+    def gap(self, start: float, stop: float) -> list[Decision]:
+        """Mark ``[start, stop)`` not analysed and reset the state (a gap breaks any event)."""
+        cfg = self.cfg
+        out = []
+        n = int(round((stop - start) / cfg.epoch_s))
+        for i in range(n):
+            s = start + i * cfg.epoch_s
+            out.append(Decision(s, s + cfg.epoch_s, "na", 0.0))
+        self._reset()
+        self._next_start = start + n * cfg.epoch_s
+        return out
+
+    def flush(self) -> list[Decision]:
+        """End of stream: nothing is pending (decisions are never delayed)."""
+        return []
+
+
+def postprocess_recording(
+    epoch_starts: np.ndarray,
+    probs: np.ndarray,
+    ch_names: list[str],
+    config: PostprocessConfig | None = None,
+) -> list[Decision]:
+    """Offline twin: the same :class:`Postprocessor` run over a whole recording.
+
+    Parameters
+    ----------
+    epoch_starts : np.ndarray
+        ``(n_epochs,)`` epoch start times in seconds.
+    probs : np.ndarray
+        ``(n_epochs, n_channels)`` P(seizure).
+    """
+    post = Postprocessor(ch_names, config)
+    out: list[Decision] = []
+    for t, p in zip(epoch_starts, probs, strict=True):
+        out += post.push(float(t), p)
+    return out + post.flush()
+
+
+def complete_decisions(
+    decisions: list[Decision], duration: float, epoch_s: float = 1.0
+) -> list[Decision]:
+    """Cover ``[0, duration]``: 'na' for epochs without a decision, last epoch cut at the end.
+
+    The HYP and the event files must end exactly at the recording's end (NEDC requires
+    reference and hypothesis to end at the same time).
+    """
+    by_start = {round(d.start / epoch_s): d for d in decisions}
+    n = int(np.ceil(duration / epoch_s - 1e-9))
+    out = []
+    for i in range(n):
+        d = by_start.get(i) or Decision(i * epoch_s, (i + 1) * epoch_s, "na", 0.0)
+        stop = min(d.stop, duration)
+        out.append(dataclasses.replace(d, stop=stop) if stop != d.stop else d)
+    return out
+
+
+def decisions_to_events(decisions: list[Decision]) -> list[Event]:
+    """Merge consecutive SEIZ epochs into TERM seizure events (confidence = mean score)."""
+    events: list[Event] = []
+    run: list[Decision] = []
+
+    def close():
+        if run:
+            conf = float(np.clip(np.mean([d.confidence for d in run]), 0, 1))
+            events.append(Event(run[0].start, run[-1].stop, "seiz", round(conf, 4)))
+
+    for d in decisions:
+        if d.label == "seiz" and run and abs(d.start - run[-1].stop) < 1e-6:
+            run.append(d)
+        else:
+            close()
+            run = [d] if d.label == "seiz" else []
+    close()
+    return events

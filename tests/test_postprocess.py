@@ -1,0 +1,122 @@
+"""Postprocessor: crafted posterior sequences, streaming == batch, outputs end at the end."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rt_eeg.io.annotations import read_csv_bi, read_hyp, read_tse
+from rt_eeg.outputs import write_outputs
+from rt_eeg.postprocess import (
+    PostprocessConfig,
+    Postprocessor,
+    complete_decisions,
+    decisions_to_events,
+    postprocess_recording,
+)
+
+CH = [f"C{i}" for i in range(22)]
+
+
+def background(n, rng, level=0.05):
+    return np.clip(rng.normal(level, 0.03, (n, len(CH))), 0, 1)
+
+
+def run(probs, cfg=None):
+    return postprocess_recording(np.arange(len(probs), dtype=float), probs, CH, cfg)
+
+
+def test_flickering_seizure_stays_one_event(rng):
+    p = background(200, rng)
+    seiz = slice(60, 120)
+    # 8 channels fluctuate: dips to 0.15 lasting 1 to 3 epochs, between 2 to 3 high epochs
+    flicker = np.array([0.9, 0.9, 0.15, 0.9, 0.15, 0.15, 0.9, 0.9, 0.9, 0.15, 0.15, 0.15] * 5)
+    p[seiz, :8] = flicker[:, None]
+    events = decisions_to_events(run(p))
+    assert len(events) == 1
+    ev = events[0]
+    assert 60 <= ev.start <= 63 and 119 <= ev.stop <= 126
+
+
+def test_single_channel_two_second_blip_does_not_fire(rng):
+    p = background(100, rng)
+    p[40:42, 5] = 0.99
+    assert decisions_to_events(run(p)) == []
+
+
+def test_seizure_on_few_channels_fires(rng):
+    p = background(100, rng)
+    p[30:50, [2, 3, 9]] = 0.85
+    events = decisions_to_events(run(p))
+    assert len(events) == 1
+    d = [x for x in run(p) if x.label == "seiz"]
+    assert set(d[-1].channels) == {"C2", "C3", "C9"}
+
+
+def test_onset_latency_is_onset_epochs(rng):
+    p = background(60, rng)
+    p[20:40, :6] = 0.95
+    cfg = PostprocessConfig()
+    first = next(d for d in run(p, cfg) if d.label == "seiz")
+    # a clear onset at t=20 s is decided SEIZ when the epoch ending onset_epochs later is in
+    assert first.stop - 20 == cfg.onset_epochs
+
+
+def test_nearby_events_merge_and_far_events_do_not(rng):
+    p = background(200, rng)
+    p[20:40, :6] = 0.95
+    p[43:60, :6] = 0.95  # 3 s gap inside the hold: merged
+    p[120:140, :6] = 0.95  # far: separate
+    events = decisions_to_events(run(p))
+    assert len(events) == 2
+
+
+def test_streaming_one_epoch_at_a_time_equals_batch(rng):
+    p = background(400, rng)
+    for s in (50, 150, 300):
+        p[s : s + 30, :5] = rng.uniform(0.4, 1.0, (30, 5))
+    batch = run(p)
+    post = Postprocessor(CH)
+    stream = []
+    for i, row in enumerate(p):
+        stream += post.push(float(i), row)
+    assert stream == batch
+
+
+def test_gap_is_marked_not_analysed_and_resets(rng):
+    p = background(30, rng)
+    post = Postprocessor(CH)
+    out = []
+    for i in range(10):
+        out += post.push(float(i), p[i])
+    out += post.push(15.0, p[15])  # epochs 10..14 never arrived
+    labels = [d.label for d in out]
+    assert labels[10:15] == ["na"] * 5 and labels[15] == "bckg"
+
+
+def test_config_validation():
+    with pytest.raises(ValueError, match="threshold_off"):
+        PostprocessConfig(threshold_on=0.3, threshold_off=0.5)
+
+
+def test_outputs_cover_the_recording_and_end_exactly(tmp_path, rng):
+    p = background(100, rng)
+    p[30:60, :6] = 0.95
+    duration = 99.6  # last epoch is partial
+    decisions = run(p)[:100]
+    paths = write_outputs(tmp_path, "rec", decisions, duration)
+    epochs, dur = read_hyp(paths["hyp"])
+    assert dur == pytest.approx(duration) and epochs[-1].stop == pytest.approx(duration)
+    assert len(epochs) == 100
+    ann = read_csv_bi(paths["csv_bi"])
+    seiz = [e for e in ann.events if e.label == "seiz"]
+    assert len(seiz) == 1 and ann.duration == pytest.approx(duration)
+    tse = read_tse(paths["tse"])
+    assert max(e.stop for e in tse.events) == pytest.approx(duration)
+    assert (tmp_path / "rec_events.tsv").is_file()
+
+
+def test_complete_decisions_fills_missing_with_na(rng):
+    d = run(background(5, rng))
+    full = complete_decisions(d, 8.0)
+    assert [x.label for x in full[5:]] == ["na"] * 3

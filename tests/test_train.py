@@ -1,0 +1,241 @@
+"""Training: feature store layout, labels, bit-identical reproducibility, manifest."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from rt_eeg.decoder import FRAMES_PER_EPOCH, WINDOW_FRAMES, Decoder
+from rt_eeg.errors import RtEegError
+from rt_eeg.store import (
+    FeatureStore,
+    RecordingFeatures,
+    StoreWriter,
+    epoch_labels_from_intervals,
+)
+from rt_eeg.train import TrainConfig, balanced_order, dev_scores, roc_auc, train_from_store
+
+pytestmark = [
+    pytest.mark.timeout(180),
+    pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning"),
+]
+N_FEAT = 26
+CH = ["FP1-F7", "F7-T3", "T3-T5", "T5-O1", "C3-CZ"]
+
+
+def _recording(rng, name, split, n_frames=600, n_ch=5):
+    """Synthetic LFCC-like features with one seizure on the first 3 channels."""
+    feats = rng.normal(0, 1, (n_frames, n_ch, N_FEAT)).astype(np.float32)
+    n_ep = n_frames // FRAMES_PER_EPOCH
+    onset = int(rng.integers(8, n_ep - 20))
+    t = np.arange(12 * FRAMES_PER_EPOCH)
+    feats[onset * 10 : (onset + 12) * 10, :3, :8] += (3 * np.sin(t / 2))[:, None, None]
+    lab = np.zeros((n_ep, n_ch), np.uint8)
+    lab[:, :3] = epoch_labels_from_intervals([(onset, onset + 12)], n_ep)[:, None]
+    return RecordingFeatures(name, split, name.split("_")[0], CH[:n_ch], feats, lab)
+
+
+@pytest.fixture(scope="module")
+def store_and_recs(tmp_path_factory):
+    rng = np.random.default_rng(2024)
+    recs = [_recording(rng, f"p{i}_s001_t000.edf", "train" if i < 4 else "dev") for i in range(6)]
+    recs.append(_recording(rng, "p9_s001_t000.edf", "train", n_frames=437, n_ch=3))
+    path = tmp_path_factory.mktemp("store")
+    with StoreWriter(path, N_FEAT, {"key": "test"}) as w:
+        for r in recs:
+            w.add(r)
+    return FeatureStore(path), recs
+
+
+def test_store_windows_match_source(store_and_recs):
+    store, recs = store_and_recs
+    assert store.features.shape == (
+        sum(r.features.shape[0] * r.features.shape[1] for r in recs),
+        N_FEAT,
+    )
+    rng = np.random.default_rng(0)
+    for rows in (store.rows("train"), store.rows("dev")):
+        pick = rng.choice(rows, 200, replace=False)
+        w, nv, y = store.windows(pick)
+        assert w.shape == (200, WINDOW_FRAMES, N_FEAT) and w.dtype == np.float32
+        for k, row in enumerate(pick):
+            t = np.searchsorted(store.label_offset, row, side="right") - 1
+            rec = recs[store.track_recording[t]]
+            ch = rec.ch_names.index(store.index["channels"][store.track_channel[t]])
+            e = row - store.label_offset[t]
+            stop = FRAMES_PER_EPOCH * (e + 1)
+            start = max(0, stop - WINDOW_FRAMES)
+            np.testing.assert_array_equal(
+                w[k, WINDOW_FRAMES - (stop - start) :], rec.features[start:stop, ch]
+            )
+            assert np.all(w[k, : WINDOW_FRAMES - (stop - start)] == 0)
+            assert nv[k] == stop - start
+            assert y[k] == rec.labels[e, ch]
+    # Every label row is used exactly once across the splits; 437 frames -> 43 epochs.
+    n_rows = sum(r.labels.size for r in recs)
+    assert len(store.rows("train")) + len(store.rows("dev")) == n_rows == len(store.labels)
+
+
+def test_store_incomplete_is_refused(tmp_path):
+    w = StoreWriter(tmp_path, N_FEAT)
+    w.add(_recording(np.random.default_rng(1), "a_1.edf", "train"))
+    w.abort()
+    with pytest.raises(RtEegError, match="not a complete feature store"):
+        FeatureStore(tmp_path)
+
+
+def test_epoch_labels_half_coverage():
+    # [2.5, 5.2): epochs 2 (0.5 covered), 3, 4 seiz; 5 (0.2) bckg; overlaps are merged.
+    lab = epoch_labels_from_intervals([(2.5, 5.2), (3.0, 4.0), (7.6, 8.1)], 10)
+    np.testing.assert_array_equal(lab, [0, 0, 1, 1, 1, 0, 0, 0, 0, 0])
+
+
+def test_balanced_order_and_scores():
+    rng = np.random.default_rng(0)
+    pos, neg = np.arange(10), np.arange(100, 1000)
+    order = balanced_order(rng, pos, neg, 64)
+    assert len(order) == 64 and np.isin(order, pos).sum() == 32
+    assert len(np.unique(order[np.isin(order, neg)])) == 32  # background without replacement
+    assert np.bincount(order[np.isin(order, pos)]).min() >= 3  # every seizure row repeated
+    y = np.array([0, 0, 1, 1])
+    assert roc_auc(y, np.array([0.1, 0.4, 0.35, 0.8])) == pytest.approx(0.75)
+    s = dev_scores(y, np.array([0.1, 0.4, 0.35, 0.8]))
+    assert s["sensitivity"] == 0.5 and s["specificity"] == 1.0
+
+
+# Dropout on: its seeded random masks are part of what must reproduce.
+TINY = {
+    "epochs": 2,
+    "units": 8,
+    "dense_units": 16,
+    "dropout": 0.25,
+    "batch_size": 64,
+    "samples_per_epoch": 384,
+}
+
+
+def _weights(model_dir):
+    import keras
+
+    return keras.saving.load_model(model_dir / "model.keras", compile=False).get_weights()
+
+
+def test_same_seed_bit_identical_different_seed_differs(store_and_recs, tmp_path):
+    from rt_eeg.features import FeatureConfig
+
+    store, _ = store_and_recs
+    fcfg = FeatureConfig()
+    runs = {}
+    for name, seed in (("a", 11), ("b", 11), ("c", 12)):
+        runs[name] = train_from_store(
+            store,
+            tmp_path / name,
+            TrainConfig(seed=seed, **TINY),
+            feature_config=fcfg,
+            device="cpu",
+            manifest_extra={"command_line": "test"},
+            log=lambda _: None,
+        )
+    wa, wb, wc = (_weights(tmp_path / n) for n in "abc")
+    assert len(wa) == len(wb) and all(np.array_equal(x, y) for x, y in zip(wa, wb, strict=True))
+    assert all(x.dtype == np.float32 for x in wa)
+    assert any(not np.array_equal(x, y) for x, y in zip(wa, wc, strict=True))
+    oa, ob, oc = (np.load(tmp_path / n / "data_order.npy") for n in "abc")
+    np.testing.assert_array_equal(oa, ob)
+    assert oa.shape == (2, 384) and not np.array_equal(oa, oc)
+    assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"] != runs["c"]["weights_sha256"]
+    # Training moved the weights away from their initialisation and learned something.
+    assert runs["a"]["history"][-1]["train_loss"] < runs["a"]["history"][0]["train_loss"] + 0.05
+
+    m = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    for key in ("corpus", "file_list_sha256", "command_line"):
+        assert key not in m or m[key]  # corpus-level keys are added by train_corpus
+    for key in (
+        "seed",
+        "data_order_file",
+        "libraries",
+        "training_seconds",
+        "architecture",
+        "throughput",
+        "dev_scores",
+        "decoder",
+        "determinism",
+    ):
+        assert key in m, key
+    assert m["seed"] == 11 and m["command_line"] == "test"
+    assert set(m["libraries"]) >= {"tensorflow", "keras", "numpy", "python"}
+    assert m["throughput"]["train_samples_per_second"] > 0
+    assert 0 <= m["dev_scores"]["auc"] <= 1
+    # The saved folder is a working decoder.
+    dec = Decoder(tmp_path / "a", device="cpu", feature_config=fcfg)
+    probs = dec.predict_recording(store_and_recs[1][4].features)
+    assert probs.shape == (60, 5) and np.all((probs >= 0) & (probs <= 1))
+
+
+# --------------------------------------------------------------------------- end to end
+
+
+def _write_corpus(root, rng):
+    """A tiny TUSZ v2-like corpus: 30 s EDFs, a 3 Hz high-amplitude 'seizure' in each."""
+    from edf_factory import TUH_ELECTRODES, write_edf
+
+    from rt_eeg.io.annotations import Event, write_csv_bi
+
+    sfreq, seconds = 250.0, 30
+    labels = [f"EEG {e}-REF" for e in TUH_ELECTRODES]
+    t = np.arange(int(sfreq * seconds)) / sfreq
+    for split, patients in (
+        ("train", ("aaaaaaaa", "aaaaaaab", "aaaaaaac")),
+        ("dev", ("aaaaaaad",)),
+    ):
+        for p in patients:
+            folder = root / "edf" / split / p / "s001_2020" / "01_tcp_ar"
+            folder.mkdir(parents=True)
+            onset = float(rng.integers(8, 18))
+            data = rng.normal(0, 15, (len(labels), t.size))
+            sz = (t >= onset) & (t < onset + 8)
+            # Focal left: electrodes of the left temporal chain carry the rhythm.
+            for k, e in enumerate(TUH_ELECTRODES):
+                if e in ("F7", "T3", "T5", "FP1", "C3"):
+                    data[k, sz] += 120 * np.sin(2 * np.pi * 3.0 * t[sz] + k)
+            stem = f"{p}_s001_t000"
+            write_edf(folder / f"{stem}.edf", data, labels, sfreq)
+            write_csv_bi(
+                folder / f"{stem}.csv_bi",
+                [Event(onset, onset + 8, "seiz")],
+                float(seconds),
+                bname=stem,
+            )
+    return root
+
+
+def test_train_command_end_to_end(tmp_path):
+    from rt_eeg.cli import main
+
+    corpus = _write_corpus(tmp_path / "corpus", np.random.default_rng(5))
+    out = tmp_path / "models" / "tiny"
+    argv = ["train", "--corpus", str(corpus), "--out", str(out), "--seed", "3", "--epochs", "2",
+            "--units", "8", "--samples-per-epoch", "256", "--batch-size", "64", "--workers", "1",
+            "--store", str(tmp_path / "store"), "--device", "cpu"]  # fmt: skip
+    assert main(argv) == 0
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["n_recordings"] == {"train": 3, "dev": 1}
+    assert len(m["file_list_sha256"]) == 64 and m["corpus"] == str(corpus.resolve())
+    assert m["seed"] == 3 and "train" in m["command_line"]
+    assert (
+        m["samples"]["train_seiz"] > 0 and m["samples"]["train_bckg"] > m["samples"]["train_seiz"]
+    )
+    for name in ("model.keras", "features.toml", "data_order.npy"):
+        assert (out / name).is_file()
+    store = FeatureStore(tmp_path / "store")
+    assert store.index["file_list_sha256"] == m["file_list_sha256"]
+    assert len(store.index["recordings"]) == 4 and not store.index["skipped"]
+    # Labels follow the csv_bi: 8 s seizures, every channel (TERM) -> 8 epochs x 22 channels.
+    assert int(np.asarray(store.labels).sum()) == 4 * 8 * 22
+    # A second run reuses the store and reproduces the weights bit for bit.
+    out2 = tmp_path / "models" / "tiny2"
+    assert main([*argv[:4], str(out2), *argv[5:]]) == 0
+    m2 = json.loads((out2 / "manifest.json").read_text())
+    assert m2["weights_sha256"] == m["weights_sha256"]
