@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rt_eeg.io.annotations import HypEpoch, write_csv_bi, write_hyp
 from rt_eeg.io.annotations import Event as AnnEvent
+from rt_eeg.io.annotations import HypEpoch, write_csv_bi, write_hyp
 from rt_eeg.monitor.model import (
     BCKG,
     NA,
@@ -146,7 +146,11 @@ def test_decision_segments_mark_undecided_signal_as_not_analysed():
     # Out-of-order arrival is merged into the same event.
     store.add(5, 6, "seiz", 0.5, [])
     assert [(e.onset, e.stop) for e in store.events] == [(2.0, 4.0), (5.0, 6.0)]
-    assert store.segments(4.0, 7.0, 0.0, 7.0) == [(4.0, 5.0, NA), (5.0, 6.0, SEIZ), (6.0, 7.0, BCKG)]
+    assert store.segments(4.0, 7.0, 0.0, 7.0) == [
+        (4.0, 5.0, NA),
+        (5.0, 6.0, SEIZ),
+        (6.0, 7.0, BCKG),
+    ]
     with pytest.raises(ValueError):
         label_code("artifact")
     with pytest.raises(ValueError):
@@ -179,7 +183,10 @@ def test_review_window_colours_decisions(qapp, rng, tmp_path):
     ch = list(TCP_22)
     data = eeg(int(30 * SFREQ), len(ch), rng)
     labels = ["bckg"] * 8 + ["seiz"] * 6 + ["na"] * 3 + ["bckg"] * 13
-    epochs = [HypEpoch(float(k), k + 1.0, lab, 0.0 if lab == "na" else 0.9) for k, lab in enumerate(labels)]
+    epochs = [
+        HypEpoch(float(k), k + 1.0, lab, 0.0 if lab == "na" else 0.9)
+        for k, lab in enumerate(labels)
+    ]
     hyp = tmp_path / "rec.hyp"
     write_hyp(hyp, epochs, 30.0)
     read, _ = read_hyp(hyp)
@@ -389,9 +396,21 @@ def test_feed_counts_malformed_messages_and_keeps_going(qapp, rng, tmp_path):
         bad = [
             [b"signal", b"{not json", b""],
             [b"signal"],
-            encode("decision", {"kind": "data", "stream": "post", "seq": 0, "t0": 0.0,
-                                "start": 0.0, "stop": 1.0, "label": "maybe", "confidence": 0.5,
-                                "channels": []}, np.zeros(22, np.float32)),  # fmt: skip
+            encode(
+                "decision",
+                {
+                    "kind": "data",
+                    "stream": "post",
+                    "seq": 0,
+                    "t0": 0.0,
+                    "start": 0.0,
+                    "stop": 1.0,
+                    "label": "maybe",
+                    "confidence": 0.5,
+                    "channels": [],
+                },
+                np.zeros(22, np.float32),
+            ),  # fmt: skip
             frame(1, 0.1, np.zeros((25, 5), np.float32)),  # 5 columns for 22 names
         ]
         for parts in bad:
@@ -404,9 +423,21 @@ def test_feed_counts_malformed_messages_and_keeps_going(qapp, rng, tmp_path):
         assert "malformed 4" in feed.status_text()
         # The window still works: the decision after the bad ones is shown.
         pub.send_multipart(
-            encode("decision", {"kind": "data", "stream": "post", "seq": 1, "t0": 0.0,
-                                "start": 0.0, "stop": 1.0, "label": "seiz", "confidence": 0.7,
-                                "channels": ["T3-T5"]}, np.zeros(22, np.float32))  # fmt: skip
+            encode(
+                "decision",
+                {
+                    "kind": "data",
+                    "stream": "post",
+                    "seq": 1,
+                    "t0": 0.0,
+                    "start": 0.0,
+                    "stop": 1.0,
+                    "label": "seiz",
+                    "confidence": 0.7,
+                    "channels": ["T3-T5"],
+                },
+                np.zeros(22, np.float32),
+            )  # fmt: skip
         )
         _wait_for(lambda: feed.n_decision == 1, feed)
         assert len(win.decisions.events) == 1
@@ -443,7 +474,9 @@ def test_view_command_writes_screenshot(qapp, rng, tmp_path, capsys):
     ch = list(TCP_22)
     data = eeg(int(40 * SFREQ), len(ch), rng)
     _write_signal(tmp_path / "rec", data, ch)
-    epochs = [HypEpoch(float(k), k + 1.0, "seiz" if 20 <= k < 30 else "bckg", 0.9) for k in range(40)]
+    epochs = [
+        HypEpoch(float(k), k + 1.0, "seiz" if 20 <= k < 30 else "bckg", 0.9) for k in range(40)
+    ]
     write_hyp(tmp_path / "rec.hyp", epochs, 40.0)
     write_csv_bi(tmp_path / "rec.csv_bi", [AnnEvent(19.0, 31.0, "fnsz")], 40.0)
     png = tmp_path / "shots" / "view.png"
@@ -459,7 +492,9 @@ def test_view_command_writes_screenshot(qapp, rng, tmp_path, capsys):
     assert red.mean() > 0.005  # the opaque red SEIZ strip is in the picture
 
     bad = tmp_path / "bad.hyp"
-    bad.write_text("# version = rt_eeg_hyp_v1\n# duration = 2 secs\nstart_time,stop_time,label,confidence\n0,1,seiz,x\n")
+    bad.write_text(
+        "# version = rt_eeg_hyp_v1\n# duration = 2 secs\nstart_time,stop_time,label,confidence\n0,1,seiz,x\n"
+    )
     rc = main(["view", "--signal", str(tmp_path / "rec.signal.f32"), "--hyp", str(bad), "--screenshot", str(png)])  # fmt: skip
     assert rc == 2
     assert "bad.hyp" in capsys.readouterr().err

@@ -159,7 +159,9 @@ def main(argv: list[str] | None = None) -> int:
         app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
     elapsed = time.monotonic() - t0
     paints = win.paint_counter.count - n0
-    stamps = [t for t in win.paint_counter.times if t >= win.paint_counter.times[n0 - 1]] if n0 else []
+    stamps = (
+        [t for t in win.paint_counter.times if t >= win.paint_counter.times[n0 - 1]] if n0 else []
+    )
     intervals = list(np.diff(stamps)) if len(stamps) > 1 else []
     stop.set()
     win.stop()

@@ -393,6 +393,10 @@ class MonitorWindow(QtWidgets.QWidget):
         vb = self._plot.getViewBox()
         vb.setMouseEnabled(x=False, y=False)
         vb.disableAutoRange()
+        # PlotItem.addItem applies these to every curve: min/max per pixel column, and only
+        # the visible part of the data is turned into a path.
+        self._plot.setDownsampling(auto=True, mode="peak")
+        self._plot.setClipToView(True)
         self._plot.showGrid(x=True, y=False, alpha=0.25)
         font = QtGui.QFont()
         font.setPointSize(10)
@@ -485,8 +489,6 @@ class MonitorWindow(QtWidgets.QWidget):
                 connect="finite",
                 autoDownsampleFactor=1.0,  # peak mode then keeps min and max per pixel column
             )
-            c.setDownsampling(auto=True, method="peak")
-            c.setClipToView(True)
             self._plot.addItem(c)
             self.curves.append(c)
         self._pen_state: list[str] = [""] * n
@@ -544,9 +546,7 @@ class MonitorWindow(QtWidgets.QWidget):
         """
         frame = np.asarray(frame, dtype=np.float32)
         if frame.ndim != 2 or frame.shape[1] != self.n_channels or self.n_channels == 0:
-            raise ValueError(
-                f"frame shape {frame.shape} does not match {self.n_channels} channels"
-            )
+            raise ValueError(f"frame shape {frame.shape} does not match {self.n_channels} channels")
         if not math.isfinite(t0):
             raise ValueError(f"frame t0 {t0} is not finite")
         sig = self.signal
@@ -995,7 +995,9 @@ class MonitorWindow(QtWidgets.QWidget):
         self._pos_label.setText(f"  {pos}   ·   " + "   ·   ".join(parts))
         status = []
         if self.signal.n_gap_samples:
-            status.append(f"gaps in received signal: {self.signal.n_gap_samples / self.sfreq:.1f} s")
+            status.append(
+                f"gaps in received signal: {self.signal.n_gap_samples / self.sfreq:.1f} s"
+            )
         if self.feed_status:
             status.append(self.feed_status)
         if self.source:

@@ -25,7 +25,7 @@ SEIZURE_KINDS: dict[str, str] = {
 FOCI: dict[str, float] = {
     "T3": 0.16, "T4": 0.16, "F7": 0.08, "F8": 0.08, "T5": 0.06, "T6": 0.06, "F3": 0.06,
     "F4": 0.06, "C3": 0.05, "C4": 0.05, "P3": 0.04, "P4": 0.04, "O1": 0.03, "O2": 0.03,
-    "FP1": 0.03, "FP2": 0.03, "CZ": 0.02, "FZ": 0.02,
+    "FP1": 0.03, "FP2": 0.03, "CZ": 0.04,
 }  # fmt: skip
 #: Kind mixtures of the three patient types.
 _SYNDROMES: dict[str, dict[str, float]] = {

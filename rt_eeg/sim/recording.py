@@ -533,14 +533,13 @@ def write_plan(
     ekg_at = {s.sfreq: _EkgAtRate(gen.ecg, s.sfreq) for s in signals if s.source == "ekg"}
     derived = {s.site: derived_weights(s.site) for s in signals if s.source == "derived"}
     start = start_datetime or datetime(2003, 1, 1)
-    with atomic_path(path, suffix=".edf") as tmp:
+    with atomic_path(path, suffix=".edf") as tmp, warnings.catch_warnings():
+        # mirrored TUH headers carry ranges pyedflib shortens to 8 characters, as the
+        # original files were; pyedflib warns about it at every header update
+        warnings.filterwarnings("ignore", "Physical (minimum|maximum) for channel", UserWarning)
         writer = pyedflib.EdfWriter(str(tmp), len(signals), file_type=pyedflib.FILETYPE_EDFPLUS)
         try:
-            with warnings.catch_warnings():
-                # mirrored TUH headers carry ranges pyedflib shortens to 8 characters, as
-                # the original files were; that is expected, not news for the user
-                warnings.simplefilter("ignore", UserWarning)
-                writer.setSignalHeaders([s.header() for s in signals])
+            writer.setSignalHeaders([s.header() for s in signals])
             writer.setStartdatetime(start)
             writer.setPatientName("X")
             for s0, eeg, ekg in gen.blocks():

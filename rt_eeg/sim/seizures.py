@@ -19,7 +19,15 @@ import numpy as np
 from rt_eeg.io.annotations import Event
 from rt_eeg.sim.artifacts import _band_noise
 from rt_eeg.sim.background import CTRL_SFREQ, gaussian_map
-from rt_eeg.sim.layout import DIST, EIDX, ELECTRODES, N_ELECTRODES, distances_to, tcp_pairs
+from rt_eeg.sim.layout import (
+    DIST,
+    EIDX,
+    ELECTRODES,
+    N_ELECTRODES,
+    TCP_PAIRS,
+    distances_to,
+    tcp_pairs,
+)
 from rt_eeg.sim.profile import SEIZURE_KINDS, PatientProfile
 
 #: TUSZ subtype -> simulator kind, for annotation trees that give subtypes.
@@ -29,6 +37,7 @@ LABEL_KINDS: dict[str, str] = {
     "clsz": "generalized", "mysz": "generalized", "atsz": "generalized", "nesz": "focal",
 }  # fmt: skip
 _TEMPORAL = {"T3", "T4", "F7", "F8", "T5", "T6"}
+_TCP_VISIBLE = sorted({e for pair in TCP_PAIRS for e in pair} - {"A1", "A2"})
 _FRONTAL_MAP = gaussian_map("FZ", 0.65)
 
 
@@ -247,6 +256,11 @@ def plan_seizure(
             recruit[i] = float(max(0.0, min(r, dur - 0.5)))
         weights = weights_fixed / weights_fixed.max()
 
+    # the annotated onset is when the first electrode a TCP page shows (every TCP electrode
+    # but the ears, which the _a montages lack) takes part; FZ / PZ are in no TCP channel
+    visible = [EIDX[e] for e in _TCP_VISIBLE if math.isfinite(recruit[EIDX[e]])]
+    if visible:
+        recruit = np.maximum(recruit - min(recruit[i] for i in visible), 0.0)
     params = _draw_params(kind, dur, subtle, rng)
     post = {"absence": 0.0, "tonic": rng.uniform(10, 60), "tonic_clonic": rng.uniform(60, 300),
             "generalized": rng.uniform(30, 180)}.get(kind, rng.uniform(20, 200))  # fmt: skip
@@ -263,7 +277,7 @@ def plan_seizure(
 
 def _neighbour(e: str, rng) -> str:
     d = distances_to(e)
-    near = [ELECTRODES[i] for i in np.argsort(d)[1:4] if ELECTRODES[i] not in ("A1", "A2")]
+    near = [ELECTRODES[i] for i in np.argsort(d)[1:5] if ELECTRODES[i] in _TCP_VISIBLE]
     return str(rng.choice(near)) if near else e
 
 
@@ -271,13 +285,13 @@ def _draw_params(kind: str, dur: float, subtle: bool, rng) -> dict:
     u = rng.uniform
     if kind == "focal":
         return dict(f0=u(4.5, 8.0), f1=u(2.0, 3.8), p=u(0.7, 1.4), a0=u(0.15, 0.35),
-                    build=min(0.4 * dur, u(5.0, 20.0)), s0=u(0.05, 0.3), s1=u(0.45, 0.8),
-                    burst=u(0.5, 1.0), tau_rec=u(1.0, 3.0))  # fmt: skip
+                    build=min(0.5 * dur, u(10.0, 30.0)), s0=u(0.05, 0.3), s1=u(0.45, 0.8),
+                    burst=u(0.3, 0.6), tau_rec=u(1.0, 3.0))  # fmt: skip
     if kind == "focal_lvf":
         lvf = min(0.3 * dur, u(3.0, 10.0))
         return dict(lvf=lvf, fl0=u(18.0, 25.0), fl1=u(12.0, 15.0), f0=u(6.0, 9.0), f1=u(2.5, 4.0),
-                    p=u(0.7, 1.3), a0=u(0.12, 0.2), build=min(0.5 * dur, lvf + u(5.0, 20.0)),
-                    s0=0.05, s1=u(0.4, 0.7), burst=u(0.5, 1.0), tau_rec=u(1.0, 3.0))  # fmt: skip
+                    p=u(0.7, 1.3), a0=u(0.12, 0.2), build=min(0.5 * dur, lvf + u(10.0, 25.0)),
+                    s0=0.05, s1=u(0.4, 0.7), burst=u(0.3, 0.6), tau_rec=u(1.0, 3.0))  # fmt: skip
     if kind == "generalized":
         return dict(f0=u(3.8, 5.5), f1=u(2.3, 3.3), p=1.0, a0=u(0.35, 0.6), build=u(1.0, 4.0),
                     s0=u(0.25, 0.45), s1=u(0.5, 0.75), burst=u(0.3, 0.7), tau_rec=0.5)  # fmt: skip
@@ -314,8 +328,19 @@ def rhythmic_wave(phi: np.ndarray, sharp: np.ndarray) -> np.ndarray:
     sharp : np.ndarray
         Sharpness in [0, 1] broadcastable to ``phi`` (0 sine, 1 spike train).
     """
+    return _raw_wave(phi, sharp) / np.interp(sharp, _SHARP_GRID, _SHARP_RMS) * np.sqrt(0.5)
+
+
+def _raw_wave(phi, sharp):
     spike = (np.exp(_VM_K * (np.cos(phi) - 1.0)) - _VM_C0) / (1.0 - _VM_C0)
     return (1.0 - sharp) * np.sin(phi) - sharp * 1.3 * spike + 0.15 * np.sin(2 * phi + 1.0)
+
+
+# rms of the raw waveform per sharpness: the rhythm keeps its power (the rms of a sine of
+# unit amplitude) as it turns spiky, so spikes stand out taller than the sine they replace
+_SHARP_GRID = np.linspace(0.0, 1.0, 21)
+_PHI_GRID = np.linspace(0.0, 2 * np.pi, 512, endpoint=False)
+_SHARP_RMS = np.array([np.sqrt(np.mean(_raw_wave(_PHI_GRID, s) ** 2)) for s in _SHARP_GRID])
 
 
 def _wrapped_gauss(phi, mu, sigma):
@@ -415,6 +440,8 @@ def _render(sz: Seizure, sfreq: float) -> tuple[np.ndarray, np.ndarray]:
         sharp = np.where(ph1, 0.1, 0.7)
         muscle = P["muscle"] * _smoothstep(t / 3.0) * np.where(ph1, 0.4 + 0.6 * _smoothstep(t / tonic), gate)
         bg_in = 0.2
+    if kind in ("focal", "focal_lvf"):
+        A = A * (0.6 + 0.4 * np.sqrt(u))  # keeps building as the rhythm slows
     # a brief offset so the seizure stops within ~1 s of its annotated end
     off = 1.0 - _smoothstep((t - (D - 0.8)) / 0.8)
     A = A * off * ins * wander

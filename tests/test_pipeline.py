@@ -1,0 +1,154 @@
+"""Live pipeline: wire format, identity with the offline detector, restart, Ctrl-C shutdown."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zmq
+from edf_factory import tuh_like
+
+from rt_eeg.config import PipelineConfig
+from rt_eeg.io.annotations import read_csv_bi, read_hyp, read_tse
+from rt_eeg.io.signalfile import read_signal
+from rt_eeg.pipeline.messages import MessageError, decode, encode
+from rt_eeg.pipeline.transport import Receiver, make_socket
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory) -> Path:
+    from rt_eeg.decoder import write_untrained_model
+
+    return write_untrained_model(tmp_path_factory.mktemp("model") / "m", seed=3)
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory) -> Path:
+    rng = np.random.default_rng(7)
+    path, _ = tuh_like(tmp_path_factory.mktemp("rec") / "rec_s001_t000.edf", 45.0, 256, rng=rng)
+    return path
+
+
+def test_messages_round_trip_and_reject_malformed():
+    frame = np.arange(25 * 3, dtype=np.float32).reshape(25, 3)
+    msg = decode(encode("signal", {"kind": "data", "seq": 4, "t0": 1.5}, frame))
+    assert msg.topic == "signal" and msg.seq == 4 and np.array_equal(msg.payload, frame)
+    good = encode("signal", {"kind": "data", "seq": 0, "t0": 0.0}, frame)
+    bad_cases = [
+        good[:2],
+        [b"nope", good[1], good[2]],
+        [good[0], b"{not json", good[2]],
+        [good[0], good[1], good[2][:-4]],
+        [good[0], json.dumps({"v": 1, "kind": "data", "seq": "x"}).encode(), good[2]],
+        encode("signal", {"kind": "data", "seq": 0, "t0": 0.0}, np.full((2, 2), np.nan, np.float32)),
+        [b"signal", b'{"v": 1, "kind": "eos", "seq": 1}', b"payload"],
+    ]
+    for parts in bad_cases:
+        with pytest.raises(MessageError):
+            decode(parts)
+
+
+def test_receiver_counts_malformed_and_sequence_gaps(tmp_path):
+    ctx = zmq.Context()
+    try:
+        pull = make_socket(ctx, zmq.PULL, f"ipc://{tmp_path}/x", bind=True)
+        push = make_socket(ctx, zmq.PUSH, f"ipc://{tmp_path}/x", bind=False)
+        rx = Receiver(pull, "test")
+        frame = np.zeros((25, 2), np.float32)
+        push.send_multipart(encode("signal", {"kind": "data", "seq": 0, "t0": 0.0, "stream": "s"}, frame))
+        push.send_multipart([b"garbage"])
+        push.send_multipart(encode("signal", {"kind": "data", "seq": 2, "t0": 0.2, "stream": "s"}, frame))
+        got = [rx.recv(2000) for _ in range(3)]
+        assert [m.seq if m else None for m in got] == [0, None, 2]
+        assert rx.malformed == 1 and rx.gaps == [{"stream": "s", "expected_seq": 1, "got_seq": 2, "t": 0.2}]
+        push.close(linger=0)
+        pull.close()
+    finally:
+        ctx.term()
+
+
+def _run(edf, out, model_dir, speed=None, on_event=None):
+    from rt_eeg.pipeline.supervisor import Supervisor
+
+    cfg = PipelineConfig(model=str(model_dir), device="cpu")
+    return Supervisor(edf, out, speed=speed, config=cfg, monitor=None, on_event=on_event).run_pipeline()
+
+
+def test_replay_max_speed_equals_offline_detector(recording, model_dir, tmp_path):
+    from rt_eeg.decoder import Decoder
+    from rt_eeg.detector import detect_recording
+    from rt_eeg.outputs import write_outputs
+
+    metrics = _run(recording, tmp_path / "live", model_dir)
+    res = detect_recording(recording, Decoder(model_dir, device="cpu"))
+    write_outputs(tmp_path / "off", recording.stem, res.decisions, res.duration)
+    for suffix in (".hyp", ".csv_bi", ".tse", "_events.tsv"):
+        live = (tmp_path / "live" / f"{recording.stem}{suffix}").read_text()
+        off = (tmp_path / "off" / f"{recording.stem}{suffix}").read_text()
+        assert live == off, suffix
+    epochs, duration = read_hyp(tmp_path / "live" / f"{recording.stem}.hyp")
+    assert duration == pytest.approx(45.0) and len(epochs) == 45
+    assert metrics["frames_streamed"] == 450 and metrics["restarts"] == [] and not metrics["detection_path_gaps"]
+    data, sfreq, ch_names = read_signal(tmp_path / "live" / recording.stem)
+    assert data.shape == (45 * 250, 22) and sfreq == 250
+    lat = metrics["end_to_end_latency_ms"]
+    assert lat["n"] > 0 and lat["p95"] >= lat["p50"] > 0
+    assert metrics["time_to_first_decision_s"] > 0
+
+
+def test_killing_feature_extractor_mid_stream_is_survived(recording, model_dir, tmp_path):
+    killed = {}
+
+    def on_event(kind, stage, info):
+        # Kill the feature extractor once the source has streamed ~15 s of signal.
+        if kind == "heartbeat" and stage == "source" and info and info["processed"] > 150 and not killed:
+            killed["at"] = info["processed"]
+            for line in subprocess.run(["pgrep", "-f", "rt_eeg.pipeline.stages features"], capture_output=True,
+                                       text=True).stdout.split():  # fmt: skip
+                if str(tmp_path) in Path(f"/proc/{line}/cmdline").read_text():
+                    os.kill(int(line), signal.SIGKILL)
+                    killed["pid"] = int(line)
+
+    metrics = _run(recording, tmp_path / "live", model_dir, speed=5.0, on_event=on_event)
+    assert killed.get("pid"), "the feature extractor was never killed"
+    assert [r["stage"] for r in metrics["restarts"]] == ["features"]
+    name = recording.stem
+    epochs, duration = read_hyp(tmp_path / "live" / f"{name}.hyp")
+    labels = [e.label for e in epochs]
+    assert len(epochs) == 45 and epochs[-1].stop == pytest.approx(duration)
+    assert "na" in labels, "the gap must be recorded as not analysed"
+    assert labels.count("na") < 20 and labels[-5:].count("na") == 0  # it carried on after the restart
+    read_csv_bi(tmp_path / "live" / f"{name}.csv_bi")
+    read_tse(tmp_path / "live" / f"{name}.tse")
+    assert read_signal(tmp_path / "live" / name)[0].shape[0] == 45 * 250
+
+
+def test_ctrl_c_flushes_outputs_and_leaves_no_orphans(recording, model_dir, tmp_path):
+    out = tmp_path / "live"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rt_eeg.cli", "replay", str(recording), "--out", str(out), "--speed", "1",
+         "--no-monitor", "--model", str(model_dir), "--device", "cpu"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    line = ""
+    while "streaming" not in line and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    rc = proc.wait(60)
+    assert rc == 130
+    epochs, duration = read_hyp(out / f"{recording.stem}.hyp")
+    assert duration == pytest.approx(45.0)
+    labels = [e.label for e in epochs]
+    assert 0 < sum(lab != "na" for lab in labels) < 20  # analysed up to the interrupt
+    assert json.loads((out / "metrics.json").read_text())["interrupted"] is True
+    left = subprocess.run(["pgrep", "-f", f"rt_eeg.pipeline.stages .*{out}"], capture_output=True, text=True)
+    assert left.stdout.strip() == ""
