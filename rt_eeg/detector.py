@@ -5,6 +5,10 @@ the :class:`~rt_eeg.decoder.Decoder` and the :class:`~rt_eeg.postprocess.Postpro
 exactly as the live stages do (same objects, same frame boundaries, trailing partial frame
 and trailing incomplete epoch dropped likewise), so batch evaluation produces the same
 decisions as ``rt-eeg replay``.
+
+Exactness, not just closeness: the features are bit-identical whatever the chunking, so
+they are computed in large blocks; TensorFlow's results differ in the last bit with the batch
+shape, so the decoder is called once per completed epoch, as the live decoder stage is.
 """
 
 from __future__ import annotations
@@ -80,15 +84,9 @@ class Detector:
         n = len(self._pending) // FRAME * FRAME
         if n == 0:
             return []
-        # One frame per push, as the live feature stage receives them: identical arithmetic.
         frames, self._pending = self._pending[:n], self._pending[n:]
-        feats, times = [], []
-        for i in range(0, n, FRAME):
-            f, t = self.features.push(frames[i : i + FRAME])
-            if len(f):
-                feats.append(f)
-                times.append(t)
-        return self._decode(feats, times)
+        f, t = self.features.push(frames)  # bit-identical to frame-by-frame pushes
+        return self._decode([f] if len(f) else [], [t] if len(t) else [])
 
     def flush(self) -> list[Decision]:
         """End of stream (a trailing partial frame is not analysed, as live)."""

@@ -47,7 +47,9 @@ def test_messages_round_trip_and_reject_malformed():
         [good[0], b"{not json", good[2]],
         [good[0], good[1], good[2][:-4]],
         [good[0], json.dumps({"v": 1, "kind": "data", "seq": "x"}).encode(), good[2]],
-        encode("signal", {"kind": "data", "seq": 0, "t0": 0.0}, np.full((2, 2), np.nan, np.float32)),
+        encode(
+            "signal", {"kind": "data", "seq": 0, "t0": 0.0}, np.full((2, 2), np.nan, np.float32)
+        ),
         [b"signal", b'{"v": 1, "kind": "eos", "seq": 1}', b"payload"],
     ]
     for parts in bad_cases:
@@ -62,12 +64,18 @@ def test_receiver_counts_malformed_and_sequence_gaps(tmp_path):
         push = make_socket(ctx, zmq.PUSH, f"ipc://{tmp_path}/x", bind=False)
         rx = Receiver(pull, "test")
         frame = np.zeros((25, 2), np.float32)
-        push.send_multipart(encode("signal", {"kind": "data", "seq": 0, "t0": 0.0, "stream": "s"}, frame))
+        push.send_multipart(
+            encode("signal", {"kind": "data", "seq": 0, "t0": 0.0, "stream": "s"}, frame)
+        )
         push.send_multipart([b"garbage"])
-        push.send_multipart(encode("signal", {"kind": "data", "seq": 2, "t0": 0.2, "stream": "s"}, frame))
+        push.send_multipart(
+            encode("signal", {"kind": "data", "seq": 2, "t0": 0.2, "stream": "s"}, frame)
+        )
         got = [rx.recv(2000) for _ in range(3)]
         assert [m.seq if m else None for m in got] == [0, None, 2]
-        assert rx.malformed == 1 and rx.gaps == [{"stream": "s", "expected_seq": 1, "got_seq": 2, "t": 0.2}]
+        assert rx.malformed == 1 and rx.gaps == [
+            {"stream": "s", "expected_seq": 1, "got_seq": 2, "t": 0.2}
+        ]
         push.close(linger=0)
         pull.close()
     finally:
@@ -78,7 +86,9 @@ def _run(edf, out, model_dir, speed=None, on_event=None):
     from rt_eeg.pipeline.supervisor import Supervisor
 
     cfg = PipelineConfig(model=str(model_dir), device="cpu")
-    return Supervisor(edf, out, speed=speed, config=cfg, monitor=None, on_event=on_event).run_pipeline()
+    return Supervisor(
+        edf, out, speed=speed, config=cfg, monitor=None, on_event=on_event
+    ).run_pipeline()
 
 
 def test_replay_max_speed_equals_offline_detector(recording, model_dir, tmp_path):
@@ -95,7 +105,11 @@ def test_replay_max_speed_equals_offline_detector(recording, model_dir, tmp_path
         assert live == off, suffix
     epochs, duration = read_hyp(tmp_path / "live" / f"{recording.stem}.hyp")
     assert duration == pytest.approx(45.0) and len(epochs) == 45
-    assert metrics["frames_streamed"] == 450 and metrics["restarts"] == [] and not metrics["detection_path_gaps"]
+    assert (
+        metrics["frames_streamed"] == 450
+        and metrics["restarts"] == []
+        and not metrics["detection_path_gaps"]
+    )
     data, sfreq, ch_names = read_signal(tmp_path / "live" / recording.stem)
     assert data.shape == (45 * 250, 22) and sfreq == 250
     lat = metrics["end_to_end_latency_ms"]
@@ -108,7 +122,13 @@ def test_killing_feature_extractor_mid_stream_is_survived(recording, model_dir, 
 
     def on_event(kind, stage, info):
         # Kill the feature extractor once the source has streamed ~15 s of signal.
-        if kind == "heartbeat" and stage == "source" and info and info["processed"] > 150 and not killed:
+        if (
+            kind == "heartbeat"
+            and stage == "source"
+            and info
+            and info["processed"] > 150
+            and not killed
+        ):
             killed["at"] = info["processed"]
             for line in subprocess.run(["pgrep", "-f", "rt_eeg.pipeline.stages features"], capture_output=True,
                                        text=True).stdout.split():  # fmt: skip
@@ -124,7 +144,9 @@ def test_killing_feature_extractor_mid_stream_is_survived(recording, model_dir, 
     labels = [e.label for e in epochs]
     assert len(epochs) == 45 and epochs[-1].stop == pytest.approx(duration)
     assert "na" in labels, "the gap must be recorded as not analysed"
-    assert labels.count("na") < 20 and labels[-5:].count("na") == 0  # it carried on after the restart
+    assert (
+        labels.count("na") < 20 and labels[-5:].count("na") == 0
+    )  # it carried on after the restart
     read_csv_bi(tmp_path / "live" / f"{name}.csv_bi")
     read_tse(tmp_path / "live" / f"{name}.tse")
     assert read_signal(tmp_path / "live" / name)[0].shape[0] == 45 * 250
@@ -150,5 +172,7 @@ def test_ctrl_c_flushes_outputs_and_leaves_no_orphans(recording, model_dir, tmp_
     labels = [e.label for e in epochs]
     assert 0 < sum(lab != "na" for lab in labels) < 20  # analysed up to the interrupt
     assert json.loads((out / "metrics.json").read_text())["interrupted"] is True
-    left = subprocess.run(["pgrep", "-f", f"rt_eeg.pipeline.stages .*{out}"], capture_output=True, text=True)
+    left = subprocess.run(
+        ["pgrep", "-f", f"rt_eeg.pipeline.stages .*{out}"], capture_output=True, text=True
+    )
     assert left.stdout.strip() == ""

@@ -120,7 +120,9 @@ def _tcp(data, labels, montage="01_tcp_ar"):
 def test_focal_seizure_evolves_slower_and_larger():
     start, stop = 30.0, 100.0
     spec = SeizureSpec(start, stop, kind="focal", focus="T3", subtle=False, amplitude=150.0)
-    data, labels, events = simulate_recording(130.0, SFREQ, seed=5, seizures=[spec], artifacts=False)
+    data, labels, events = simulate_recording(
+        130.0, SFREQ, seed=5, seizures=[spec], artifacts=False
+    )
     # the focus electrode itself: bipolar neighbours shrink as recruitment makes them alike
     k = _electrodes(labels).index("T3")
     sf = int(SFREQ)
@@ -157,7 +159,9 @@ def test_low_voltage_fast_onset_is_fast_then_slows():
 def test_annotations_agree_with_the_signal(kind):
     start, stop = 60.0, (75.0 if kind == "absence" else 120.0)
     spec = SeizureSpec(start, stop, kind=kind, focus="F8", subtle=False)
-    data, labels, events = simulate_recording(180.0, SFREQ, seed=21, seizures=[spec], artifacts=True)
+    data, labels, events = simulate_recording(
+        180.0, SFREQ, seed=21, seizures=[spec], artifacts=True
+    )
     term = [e for e in events if e.channel == "TERM"]
     assert [(e.start, e.stop, e.label) for e in term] == [(start, stop, "seiz")]
     chan = {e.channel: e for e in events if e.channel != "TERM"}
@@ -177,7 +181,9 @@ def test_annotations_agree_with_the_signal(kind):
     # the discharge stops with the annotation (post-ictal slowing is below 3 Hz)
     best = involved[int(np.argmax(ratio[involved]))]
     last = _band_power(tcp[int((stop - 6) * sf) : int((stop - 1) * sf), [best]], SFREQ, *band)[0]
-    after = _band_power(tcp[int((stop + 1.5) * sf) : int((stop + 6.5) * sf), [best]], SFREQ, *band)[0]
+    after = _band_power(tcp[int((stop + 1.5) * sf) : int((stop + 6.5) * sf), [best]], SFREQ, *band)[
+        0
+    ]
     assert after < 0.3 * last
 
 
@@ -194,7 +200,9 @@ def test_subtle_seizure_is_confined_to_few_channels():
 
 
 def _files(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
 def test_same_seed_same_bytes_other_seed_differs(tmp_path):
@@ -202,7 +210,11 @@ def test_same_seed_same_bytes_other_seed_differs(tmp_path):
     for name, seed in (("a", 3), ("b", 3), ("c", 4)):
         write_recording(tmp_path / name / "aaaaaaaa_s001_t000.edf", 60.0, 256.0, seed=seed, **kw)
     a, b, c = (_files(tmp_path / n) for n in "abc")
-    assert set(a) == {"aaaaaaaa_s001_t000.edf", "aaaaaaaa_s001_t000.csv_bi", "aaaaaaaa_s001_t000.csv"}
+    assert set(a) == {
+        "aaaaaaaa_s001_t000.edf",
+        "aaaaaaaa_s001_t000.csv_bi",
+        "aaaaaaaa_s001_t000.csv",
+    }
     assert a == b
     assert a["aaaaaaaa_s001_t000.edf"] != c["aaaaaaaa_s001_t000.edf"]
     x1, _, _ = simulate_recording(30.0, 400.0, seed=9)
@@ -213,7 +225,9 @@ def test_same_seed_same_bytes_other_seed_differs(tmp_path):
 
 def test_edf_header_and_annotations_match_the_plan(tmp_path):
     edf = tmp_path / "aaaaaaab_s002_t001.edf"
-    plan = write_recording(edf, 120.0, 512.0, seed=7, seizures=[(30.0, 70.0)], montage="03_tcp_ar_a")
+    plan = write_recording(
+        edf, 120.0, 512.0, seed=7, seizures=[(30.0, 70.0)], montage="03_tcp_ar_a"
+    )
     with pyedflib.EdfReader(str(edf)) as r:
         labels = r.getSignalLabels()
         assert r.file_duration == 120.0
@@ -236,7 +250,7 @@ def test_edf_header_and_annotations_match_the_plan(tmp_path):
     for ch in {e.channel for e in per.events}:  # every channel covers the recording
         evs = sorted((e for e in per.events if e.channel == ch), key=lambda e: e.start)
         assert evs[0].start == 0.0 and evs[-1].stop == 120.0
-        assert all(abs(a.stop - b.start) < 1e-9 for a, b in zip(evs, evs[1:]))
+        assert all(abs(a.stop - b.start) < 1e-9 for a, b in zip(evs, evs[1:], strict=False))
 
 
 _LAYOUT = re.compile(
@@ -272,7 +286,11 @@ def test_tiny_corpus_has_the_tusz_v2_layout(tmp_path):
         assert {e.channel for e in per.events} == set(tcp_names(montage))
         term = [e for e in read_csv_bi(bi).events if e.label == "seiz"]
         for t in term:  # each TERM seizure starts with its first channel
-            starts = [e.start for e in per.events if e.label != "bckg" and e.start < t.stop and e.stop > t.start]
+            starts = [
+                e.start
+                for e in per.events
+                if e.label != "bckg" and e.start < t.stop and e.stop > t.start
+            ]
             assert starts and min(starts) == t.start
         total += duration
     assert abs(total / 3600.0 - 0.25) < 1e-6
@@ -287,7 +305,9 @@ def test_from_annotations_reproduces_the_shared_tree(shared_dir, tmp_path):
     with_sz = [f for f in all_files if "seiz" in f.read_text()]
     short_sz = sorted(with_sz, key=lambda f: read_csv_bi(f).duration)[:2]
     le = [f for f in all_files if "02_tcp_le" in str(f)][:1]
-    ar_a = sorted((f for f in all_files if "03_tcp_ar_a" in str(f)), key=lambda f: read_csv_bi(f).duration)[:1]
+    ar_a = sorted(
+        (f for f in all_files if "03_tcp_ar_a" in str(f)), key=lambda f: read_csv_bi(f).duration
+    )[:1]
     chosen = set(short_sz + le + ar_a)
     jobs = plan_from_annotations(tree, seed=1, include=lambda f: f in chosen)
     assert len(jobs) == len(chosen)
@@ -300,7 +320,10 @@ def test_from_annotations_reproduces_the_shared_tree(shared_dir, tmp_path):
         assert [(e.start, e.stop) for e in sim.events if e.label == "seiz"] == [
             (e.start, e.stop) for e in real.events if e.label == "seiz"
         ]
-        with pyedflib.EdfReader(str(f.with_suffix(".edf"))) as r0, pyedflib.EdfReader(str(out)) as r1:
+        with (
+            pyedflib.EdfReader(str(f.with_suffix(".edf"))) as r0,
+            pyedflib.EdfReader(str(out)) as r1,
+        ):
             assert r1.getSignalLabels() == r0.getSignalLabels()
             assert list(r1.getSampleFrequencies()) == list(r0.getSampleFrequencies())
             assert r1.file_duration == real.duration
@@ -371,7 +394,9 @@ def test_plot_tool_renders_an_onset(tmp_path):
 
     edf = tmp_path / "aaaaaaaa_s001_t000.edf"
     write_recording(edf, 40.0, 250.0, seed=1, seizures=[(15.0, 35.0, "focal")])
-    spec = importlib.util.spec_from_file_location("plot_recording", ROOT / "tools" / "plot_recording.py")
+    spec = importlib.util.spec_from_file_location(
+        "plot_recording", ROOT / "tools" / "plot_recording.py"
+    )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     png = mod.plot_onset(edf, tmp_path / "onset.png")

@@ -13,9 +13,17 @@ from rt_eeg.store import (
     FeatureStore,
     RecordingFeatures,
     StoreWriter,
+    channel_labels,
     epoch_labels_from_intervals,
 )
-from rt_eeg.train import TrainConfig, balanced_order, dev_scores, roc_auc, train_from_store
+from rt_eeg.train import (
+    TrainConfig,
+    balanced_order,
+    dev_scores,
+    parse_variants,
+    roc_auc,
+    train_from_store,
+)
 
 pytestmark = [
     pytest.mark.timeout(180),
@@ -90,6 +98,36 @@ def test_epoch_labels_half_coverage():
     # [2.5, 5.2): epochs 2 (0.5 covered), 3, 4 seiz; 5 (0.2) bckg; overlaps are merged.
     lab = epoch_labels_from_intervals([(2.5, 5.2), (3.0, 4.0), (7.6, 8.1)], 10)
     np.testing.assert_array_equal(lab, [0, 0, 1, 1, 1, 0, 0, 0, 0, 0])
+
+
+def test_channel_labels_per_channel_csv_and_term(tmp_path):
+    from rt_eeg.io.annotations import Event, write_csv, write_csv_bi
+
+    edf = tmp_path / "p_s001_t000.edf"
+    edf.write_bytes(b"")  # only its name is used
+    chans = ["FP1-F7", "F7-T3", "C3-CZ"]
+    write_csv_bi(edf.with_suffix(".csv_bi"), [Event(2.0, 6.0, "seiz")], 10.0)
+    term = channel_labels(edf, edf.with_suffix(".csv_bi"), chans, 10)
+    np.testing.assert_array_equal(term, np.repeat([[0, 0, 1, 1, 1, 1, 0, 0, 0, 0]], 3, 0).T)
+    # A per-channel .csv beside the EDF wins: only F7-T3 (a TUSZ subtype label) is seizure.
+    write_csv(
+        edf.with_suffix(".csv"),
+        [Event(0.0, 10.0, "bckg", channel="FP1-F7"), Event(3.0, 5.0, "fnsz", channel="F7-T3")],
+        10.0,
+    )
+    per = channel_labels(edf, edf.with_suffix(".csv_bi"), chans, 10)
+    np.testing.assert_array_equal(per[:, 1], [0, 0, 0, 1, 1, 0, 0, 0, 0, 0])
+    assert per[:, [0, 2]].sum() == 0
+
+
+def test_parse_variants():
+    assert parse_variants("compare") == (("epoch_lstm", "maxabs"), ("frame_lstm", "maxabs"))
+    assert parse_variants("frame_lstm:zscore,epoch_lstm", "zscore") == (
+        ("frame_lstm", "zscore"),
+        ("epoch_lstm", "zscore"),
+    )
+    with pytest.raises(RtEegError, match="bad variant"):
+        parse_variants("gru")
 
 
 def test_balanced_order_and_scores():

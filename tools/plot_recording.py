@@ -128,7 +128,14 @@ def plot_onset(
         trace = np.clip(-tcp[:, k], -1.4 * spacing_uv, 1.4 * spacing_uv)
         ax.plot(t, ys[k] + trace, color="k", lw=0.55)
     ax.axvline(onset, color="#c0392b", ls="--", lw=1.2)
-    ax.text(onset, ys[0] + 0.9 * spacing_uv, " annotated onset", color="#c0392b", va="bottom", fontsize=9)
+    ax.text(
+        onset,
+        ys[0] + 0.9 * spacing_uv,
+        " annotated onset",
+        color="#c0392b",
+        va="bottom",
+        fontsize=9,
+    )
     ax.set_yticks(ys)
     ax.set_yticklabels(names, fontsize=8)
     ax.set_xlim(t[0], t[-1])
@@ -141,11 +148,13 @@ def plot_onset(
     ax.plot([xb, xb], [yb, yb + 100.0], color="#1f4e9c", lw=2)
     ax.plot([xb, xb + 1.0], [yb, yb], color="#1f4e9c", lw=2)
     ax.text(xb - 0.08, yb + 50.0, "100 µV", ha="right", va="center", fontsize=8, color="#1f4e9c")
-    ax.text(xb + 0.5, yb - 0.08 * spacing_uv, "1 s", ha="center", va="top", fontsize=8, color="#1f4e9c")
+    ax.text(
+        xb + 0.5, yb - 0.08 * spacing_uv, "1 s", ha="center", va="top", fontsize=8, color="#1f4e9c"
+    )
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     head = title or f"{edf.name}: TCP montage, 0.5-70 Hz, negative up"
-    ax.set_title(head + ("" if title else f"; shaded = channels annotated as seizure"), fontsize=10)
+    ax.set_title(head + ("" if title else "; shaded = channels annotated as seizure"), fontsize=10)
     fig.tight_layout()
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out)

@@ -9,7 +9,9 @@ HELP = "write a simulated EEG corpus in the TUSZ v2 layout"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", type=Path, required=True, help="output folder (OUT/edf/... is written)")
+    parser.add_argument(
+        "--out", type=Path, required=True, help="output folder (OUT/edf/... is written)"
+    )
     parser.add_argument("--hours", type=float, default=1.0, help="total recorded hours (default 1)")
     parser.add_argument("--patients", type=int, default=5, help="number of patients (default 5)")
     parser.add_argument("--seed", type=int, default=0, help="random seed; same seed, same bytes")
@@ -24,7 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--sfreq", type=float, help="force one sample rate (Hz); default drawn from 250/256/400/512"
     )
     parser.add_argument(
-        "--montage", choices=["01_tcp_ar", "02_tcp_le", "03_tcp_ar_a"], help="force one montage folder"
+        "--montage",
+        choices=["01_tcp_ar", "02_tcp_le", "03_tcp_ar_a"],
+        help="force one montage folder",
     )
     parser.add_argument(
         "--sample",
@@ -39,10 +43,16 @@ def run(args: argparse.Namespace) -> int:
     from rt_eeg.sim import corpus
 
     if args.sample:
-        plan = corpus.write_sample(args.out, sfreq=args.sfreq or 200.0, seed=args.seed or corpus.SAMPLE_SEED)
-        print(f"wrote {args.out / corpus.SAMPLE_STEM}.edf (+ .csv_bi, .csv): {plan.duration:.0f} s at {plan.sfreq:g} Hz")
+        plan = corpus.write_sample(
+            args.out, sfreq=args.sfreq or 200.0, seed=args.seed or corpus.SAMPLE_SEED
+        )
+        print(
+            f"wrote {args.out / corpus.SAMPLE_STEM}.edf (+ .csv_bi, .csv): {plan.duration:.0f} s at {plan.sfreq:g} Hz"
+        )
         for sz in plan.seizures:
-            print(f"  {sz.start:8.2f}-{sz.stop:8.2f} s  {sz.label} ({sz.kind}), electrodes {' '.join(sz.electrodes)}")
+            print(
+                f"  {sz.start:8.2f}-{sz.stop:8.2f} s  {sz.label} ({sz.kind}), electrodes {' '.join(sz.electrodes)}"
+            )
         return 0
     try:
         if args.from_annotations is not None:

@@ -117,27 +117,57 @@ def synthetic_onset(
     return data, [f"{a}-{b}" for a, b in TCP_PAIRS]
 
 
+def simulated_onset(
+    *, duration_s: float = 120.0, onset_s: float = 60.0, seizure_s: float = 45.0, seed: int = 3
+) -> tuple[np.ndarray, list[str], list[tuple[float, float, str]]]:
+    """A recording from the team's simulator (:mod:`rt_eeg.sim`) in the TCP montage.
+
+    Returns
+    -------
+    data : np.ndarray
+        (n_samples, 22) float32 microvolts at 250 Hz.
+    ch_names : list of str
+    involved : list of (start, stop, channel)
+        The simulator's per-channel seizure annotations.
+    """
+    from rt_eeg.sim import simulate_recording
+
+    ref, labels, events = simulate_recording(
+        duration_s, 250.0, seed=seed, seizures=[(onset_s, onset_s + seizure_s, "focal")]
+    )
+    col = {lab.split()[-1].split("-")[0].upper(): i for i, lab in enumerate(labels)}
+    data = np.stack([ref[:, col[a]] - ref[:, col[b]] for a, b in TCP_PAIRS], axis=1)
+    involved = [(ev.start, ev.stop, ev.channel) for ev in events if ev.channel != "TERM"]
+    return data.astype(np.float32), [f"{a}-{b}" for a, b in TCP_PAIRS], involved
+
+
 def scripted_decisions(
     *,
     duration_s: float,
     onset_s: float,
     seizure_s: float,
+    involved: list[tuple[float, float, str]] | None = None,
     delay_s: float = 3.0,
     seed: int = 0,
 ) -> list[DemoEpoch]:
-    """1 s decisions a detector could make on :func:`synthetic_onset` (for display only).
+    """1 s decisions a detector could make on the demo recording (for display only).
 
-    SEIZ starts ``delay_s`` after the onset with rising confidence; the rest is BCKG.
+    SEIZ starts ``delay_s`` after the onset with rising confidence, naming the channels
+    involved by then (``involved``: (start, stop, channel), or a left temporal default);
+    the rest is BCKG.
     """
     rng = np.random.default_rng(seed)
     out = []
-    chans = ("T3-T5", "F7-T3", "T3-C3", "A1-T3", "T5-O1")
+    default = ("T3-T5", "F7-T3", "T3-C3", "A1-T3", "T5-O1")
     for k in range(int(duration_s)):
         a, b = float(k), float(k + 1)
         if onset_s + delay_s <= a < onset_s + seizure_s + 1.0:
             conf = float(np.clip(0.62 + 0.05 * (a - onset_s - delay_s), 0.6, 0.97))
-            n_ch = 3 if a - onset_s < 10 else 5
-            out.append(DemoEpoch(a, b, "seiz", conf, chans[:n_ch]))
+            if involved:
+                chans = tuple(c for s0, s1, c in involved if s0 <= a < s1 + 1.0)
+            else:
+                chans = default[: 3 if a - onset_s < 10 else 5]
+            out.append(DemoEpoch(a, b, "seiz", conf, chans))
         else:
             out.append(DemoEpoch(a, b, "bckg", float(rng.uniform(0.88, 0.99))))
     return out
@@ -152,10 +182,18 @@ def _render(args: argparse.Namespace) -> int:
 
     pg.mkQApp("rt-eeg monitor demo")
     duration, onset, seizure = 120.0, 60.0, 45.0
-    data, ch_names = synthetic_onset(
-        duration_s=duration, onset_s=onset, seizure_s=seizure, bridge_from_s=70.0
+    involved = None
+    if args.source == "sim":
+        data, ch_names, involved = simulated_onset(
+            duration_s=duration, onset_s=onset, seizure_s=seizure
+        )
+    else:
+        data, ch_names = synthetic_onset(
+            duration_s=duration, onset_s=onset, seizure_s=seizure, bridge_from_s=70.0
+        )
+    epochs = scripted_decisions(
+        duration_s=duration, onset_s=onset, seizure_s=seizure, involved=involved
     )
-    epochs = scripted_decisions(duration_s=duration, onset_s=onset, seizure_s=seizure)
     out = Path(args.out)
 
     # Live: the wire messages the pipeline publishes (0.1 s frames; each 1 s decision about
@@ -170,14 +208,30 @@ def _render(args: argparse.Namespace) -> int:
     pending = list(epochs)
     for k in range(int((onset + 14.0) * 10)):
         t0 = k / 10.0
-        header = {"kind": "data", "stream": "source", "seq": k, "t0": t0, "sfreq": 250.0,
-                  "ch_names": ch_names, "t_emit": time.time()}  # fmt: skip
+        header = {
+            "kind": "data",
+            "stream": "source",
+            "seq": k,
+            "t0": t0,
+            "sfreq": 250.0,
+            "ch_names": ch_names,
+            "t_emit": time.time(),
+        }
         feed.handle(encode("signal", header, data[k * 25 : (k + 1) * 25]))
         while pending and pending[0].stop + 1.0 <= t0 + 1e-9:
             ep = pending.pop(0)
-            h = {"kind": "data", "stream": "postprocess", "seq": int(ep.start), "t0": ep.start,
-                 "start": ep.start, "stop": ep.stop, "label": ep.label,
-                 "confidence": ep.confidence, "channels": list(ep.channels), "t_emit": time.time()}  # fmt: skip
+            h = {
+                "kind": "data",
+                "stream": "postprocess",
+                "seq": int(ep.start),
+                "t0": ep.start,
+                "start": ep.start,
+                "stop": ep.stop,
+                "label": ep.label,
+                "confidence": ep.confidence,
+                "channels": list(ep.channels),
+                "t_emit": time.time(),
+            }
             feed.handle(encode("decision", h, np.zeros(len(ch_names), np.float32)))
         clock.t += 0.1
         live.tick()
@@ -213,6 +267,13 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default="docs/img", help="folder for the PNGs (default docs/img)")
     p.add_argument("--headless", action="store_true", help="render offscreen")
+    p.add_argument(
+        "--source",
+        choices=("sim", "synthetic"),
+        default="synthetic",
+        help="the built-in generator (a clear rhythmic onset, default) or the team "
+        "simulator rt_eeg.sim (more realistic background, subtler onset)",
+    )
     return _render(p.parse_args(argv))
 
 

@@ -188,13 +188,19 @@ def draw_artifacts(
     t = poisson_times(rng, rate, duration)
     amp = p.blink_uv * rng.lognormal(0.0, 0.25, len(t))
     dur = rng.uniform(0.22, 0.45, len(t))
-    out += [Transient("blink", float(a), float(d), float(b)) for a, d, b in zip(t, dur, amp, strict=True)]
+    out += [
+        Transient("blink", float(a), float(d), float(b))
+        for a, d, b in zip(t, dur, amp, strict=True)
+    ]
 
     t = poisson_times(rng, 0.15 * open_awake, duration)
     sign = rng.choice([-1.0, 1.0], len(t))
     amp = sign * rng.uniform(40.0, 140.0, len(t))
     dur = rng.uniform(0.6, 2.5, len(t))
-    out += [Transient("saccade", float(a), float(d), float(b)) for a, d, b in zip(t, dur, amp, strict=True)]
+    out += [
+        Transient("saccade", float(a), float(d), float(b))
+        for a, d, b in zip(t, dur, amp, strict=True)
+    ]
 
     t = poisson_times(rng, 0.02 * tl.drowsy, duration)
     for a, s in zip(t, seeds(len(t)), strict=True):

@@ -318,7 +318,12 @@ class Background:
         chol = np.linalg.cholesky(corr)
         blocks.append(("bb", 0, chol.T * (p.bg_uv * gain)[None, :]))
         # delta: broad frontal/posterior sources, frontal-dominant
-        m = np.stack([gaussian_map(c, 0.8) * w for c, w in (("F3", 1.0), ("F4", 1.0), ("P3", 0.7), ("P4", 0.7))])
+        m = np.stack(
+            [
+                gaussian_map(c, 0.8) * w
+                for c, w in (("F3", 1.0), ("F4", 1.0), ("P3", 0.7), ("P4", 0.7))
+            ]
+        )
         blocks.append(("delta", 1, m * p.delta_uv * gain / np.sqrt(2.0)))
         m = np.stack([gaussian_map(c, 0.7) for c in ("FZ", "CZ", "T3", "T4")])
         blocks.append(("theta", 2, m * p.theta_uv * gain / np.sqrt(2.0)))

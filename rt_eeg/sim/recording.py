@@ -229,7 +229,9 @@ class RecordingGenerator:
         self.track = TransientTrack(transients, {**SLEEP_RENDERERS, **ARTIFACT_RENDERERS}, p.sfreq)
         self.ecg = Ecg(p.duration, p.profile, p.sfreq, rngs[4])
         self.line = LineNoise(p.duration, p.profile, p.sfreq, rngs[5]) if p.artifacts else None
-        self.faults: list[Fault] = draw_faults(p.duration, p.profile, rngs[6]) if p.artifacts else []
+        self.faults: list[Fault] = (
+            draw_faults(p.duration, p.profile, rngs[6]) if p.artifacts else []
+        )
         self._noise_rng = rngs[7]
         self._cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         file_idx = [EIDX[e] for e in p.electrodes]
@@ -554,7 +556,11 @@ def write_plan(
                         x = eeg @ derived[s.site]
                         x += noise_rng.standard_normal(n, dtype=np.float32) * 3.0
                     elif s.source == "ekg":
-                        x = ekg if s.sfreq == int(round(plan.sfreq)) else ekg_at[s.sfreq].lead(r0 * s.sfreq, n)
+                        x = (
+                            ekg
+                            if s.sfreq == int(round(plan.sfreq))
+                            else ekg_at[s.sfreq].lead(r0 * s.sfreq, n)
+                        )
                         x = x + noise_rng.standard_normal(n, dtype=np.float32) * 8.0
                     elif s.source == "noise":
                         x = noise_rng.standard_normal(n, dtype=np.float32) * 2.0

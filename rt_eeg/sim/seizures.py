@@ -204,9 +204,15 @@ def plan_seizure(
         raise ValueError(f"seizure stop {spec.stop} is not after start {spec.start}")
     kind = spec.kind or _choose_kind(profile, dur, rng)
     if kind not in SEIZURE_KINDS:
-        raise ValueError(f"unknown seizure kind {kind!r} (expected one of {', '.join(SEIZURE_KINDS)})")
+        raise ValueError(
+            f"unknown seizure kind {kind!r} (expected one of {', '.join(SEIZURE_KINDS)})"
+        )
     focal = kind in ("focal", "focal_lvf")
-    subtle = bool(spec.subtle) if spec.subtle is not None else bool(focal and rng.random() < profile.subtle_prob)
+    subtle = (
+        bool(spec.subtle)
+        if spec.subtle is not None
+        else bool(focal and rng.random() < profile.subtle_prob)
+    )
     focus = spec.focus or (profile.focus if rng.random() < 0.85 else _neighbour(profile.focus, rng))
     if spec.label:
         label = spec.label
@@ -246,7 +252,9 @@ def plan_seizure(
         lag = 0.1 if kind == "absence" else 0.8
         recruit[:] = rng.uniform(0.0, lag, N_ELECTRODES)
         recruit[int(np.argmax(weights))] = 0.0
-        delays = np.zeros(N_ELECTRODES) if kind == "absence" else rng.uniform(0.0, 0.006, N_ELECTRODES)
+        delays = (
+            np.zeros(N_ELECTRODES) if kind == "absence" else rng.uniform(0.0, 0.006, N_ELECTRODES)
+        )
     if spec.onsets:
         weights_fixed = np.zeros(N_ELECTRODES)
         recruit = np.full(N_ELECTRODES, np.inf)
@@ -356,8 +364,9 @@ def spike_wave(phi: np.ndarray) -> np.ndarray:
     return y + 0.2  # roughly zero mean over a cycle
 
 
-def _coherent_noise(rng, n: int, cols: np.ndarray, lo: float, hi: float, sfreq: float,
-                    local: float = 0.2) -> np.ndarray:
+def _coherent_noise(
+    rng, n: int, cols: np.ndarray, lo: float, hi: float, sfreq: float, local: float = 0.2
+) -> np.ndarray:
     """``(n, k)`` band-limited noise on electrodes ``cols``, smooth across the scalp.
 
     Three shared sources spread by broad Gaussian maps plus a ``local`` independent part:
@@ -411,7 +420,11 @@ def _render(sz: Seizure, sfreq: float) -> tuple[np.ndarray, np.ndarray]:
         f = np.where(ph1, P["fl0"] + (P["fl1"] - P["fl0"]) * t / lvf, 0.0)
         u2 = np.clip((t - lvf) / max(D - lvf, 1e-3), 0, 1)
         f = np.where(ph1, f, P["f1"] + (P["f0"] - P["f1"]) * (1.0 - u2) ** P["p"])
-        A = np.where(ph1, P["a0"] * (0.6 + 0.4 * t / lvf), P["a0"] + (1 - P["a0"]) * _smoothstep((t - lvf) / (P["build"] - lvf)))
+        A = np.where(
+            ph1,
+            P["a0"] * (0.6 + 0.4 * t / lvf),
+            P["a0"] + (1 - P["a0"]) * _smoothstep((t - lvf) / (P["build"] - lvf)),
+        )
         sharp = np.where(ph1, 0.0, P["s0"] + (P["s1"] - P["s0"]) * u2)
         late = _smoothstep((u - 0.7) / 0.3)
         A = A * (1.0 - P["burst"] * late * (0.5 - 0.5 * np.cos(2 * np.pi * 0.7 * t)))
@@ -438,7 +451,11 @@ def _render(sz: Seizure, sfreq: float) -> tuple[np.ndarray, np.ndarray]:
         gate = np.where(ph1, 1.0, np.clip(np.cos(psi), 0.0, None) ** 3)
         A = A * gate
         sharp = np.where(ph1, 0.1, 0.7)
-        muscle = P["muscle"] * _smoothstep(t / 3.0) * np.where(ph1, 0.4 + 0.6 * _smoothstep(t / tonic), gate)
+        muscle = (
+            P["muscle"]
+            * _smoothstep(t / 3.0)
+            * np.where(ph1, 0.4 + 0.6 * _smoothstep(t / tonic), gate)
+        )
         bg_in = 0.2
     if kind in ("focal", "focal_lvf"):
         A = A * (0.6 + 0.4 * np.sqrt(u))  # keeps building as the rhythm slows

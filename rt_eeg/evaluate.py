@@ -1,0 +1,439 @@
+"""Batch evaluation: the complete detector over a corpus, then NEDC / SzCORE scoring.
+
+Each recording is one task (:func:`run_recording`): the in-process detector (the live
+pipeline's stage objects, no ZeroMQ) writes the hypothesis files and the per-epoch channel
+probabilities. Tasks run in local worker processes by default or on a Dask distributed
+cluster (``--dask tcp://host:8786``, e.g. one started by dask-jobqueue on Slurm). A run is
+resumable: a recording whose HYP exists is skipped (the HYP is written last, atomically). A
+recording that fails is reported with its error and does not stop the run.
+
+The stored probabilities make threshold sweeps cheap: only the postprocessor is re-run
+(:func:`sweep`), for the DET curve and for tuning the operating point on ``dev``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import math
+import os
+import platform
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import numpy as np
+
+from rt_eeg.errors import RtEegError
+from rt_eeg.io.annotations import Annotation, Event, read_annotation, read_csv_bi
+from rt_eeg.io.atomic import save_npz_atomic, write_json_atomic, write_text_atomic
+from rt_eeg.io.corpus import CorpusItem, parse_chbmit_summary
+from rt_eeg.outputs import output_paths, write_outputs
+from rt_eeg.postprocess import (
+    PostprocessConfig,
+    complete_decisions,
+    decisions_to_events,
+    postprocess_recording,
+)
+
+_DECODERS: dict[tuple[str, str], object] = {}  # one loaded model per worker process
+
+
+def _decoder(model_dir: str, device: str):
+    from rt_eeg.decoder import Decoder
+
+    key = (model_dir, device)
+    if key not in _DECODERS:
+        _DECODERS[key] = Decoder(model_dir, device=device)
+    return _DECODERS[key]
+
+
+def run_recording(edf: str, out_dir: str, model_dir: str, post: dict, device: str = "cpu") -> dict:
+    """Detect seizures in one recording and write its outputs (a worker task).
+
+    Returns a row: name, duration_s, seconds (wall), status ('done', 'skipped', 'failed'),
+    error (one line) and the output paths. Never raises for a bad recording.
+    """
+    name = Path(edf).stem
+    paths = output_paths(out_dir, name)
+    probs_path = Path(out_dir) / f"{name}.probs.npz"
+    row = {"name": name, "edf": str(edf), "hyp": str(paths["hyp"]), "csv_bi": str(paths["csv_bi"]),
+           "probs": str(probs_path)}  # fmt: skip
+    if paths["hyp"].is_file() and probs_path.is_file():
+        with np.load(probs_path) as z:
+            return row | {"status": "skipped", "duration_s": float(z["duration"]), "seconds": 0.0}
+    t0 = time.perf_counter()
+    try:
+        from rt_eeg.detector import detect_recording
+
+        decoder = _decoder(model_dir, device)
+        t0 = time.perf_counter()  # speed figures exclude the one-off model load per worker
+        res = detect_recording(edf, decoder, PostprocessConfig.from_dict(post))
+        save_npz_atomic(probs_path, epoch_starts=res.epoch_starts, probs=res.probs,
+                        ch_names=np.array(res.ch_names), duration=np.float64(res.duration))  # fmt: skip
+        write_outputs(out_dir, name, res.decisions, res.duration)
+        return row | {
+            "status": "done",
+            "duration_s": res.duration,
+            "seconds": time.perf_counter() - t0,
+        }
+    except RtEegError as err:
+        return row | {
+            "status": "failed",
+            "error": str(err),
+            "duration_s": 0.0,
+            "seconds": time.perf_counter() - t0,
+        }
+    except Exception as err:  # a bug on one recording must not stop a corpus run
+        tb = traceback.format_exc(limit=3).strip().splitlines()[-1]
+        return row | {"status": "failed", "error": f"{edf}: {type(err).__name__}: {err} ({tb})",
+                      "duration_s": 0.0, "seconds": time.perf_counter() - t0}  # fmt: skip
+
+
+def reference_annotation(item: CorpusItem, duration: float) -> Annotation | None:
+    """The item's reference as an Annotation (CHB-MIT summaries converted to TERM events)."""
+    if item.ref is None:
+        return None
+    if item.ref.name.endswith("-summary.txt"):
+        seizures = parse_chbmit_summary(item.ref).get(item.edf.name, [])
+        events = [Event(a, b, "seiz") for a, b in seizures]
+        return Annotation(item.ref, events, duration)
+    return read_annotation(item.ref)
+
+
+def run_corpus(items: list[CorpusItem], out_dir, model_dir, *, post: PostprocessConfig, workers: int | None = None,
+               dask: str | None = None, device: str = "cpu", progress: bool = True) -> list[dict]:  # fmt: skip
+    """Run every recording (locally or on Dask) with a progress bar; returns one row each."""
+    from tqdm import tqdm
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    args = [(str(i.edf), str(out_dir), str(model_dir), post.to_dict(), device) for i in items]
+    rows: list[dict] = []
+    bar = tqdm(total=len(args), unit="rec", disable=not progress, dynamic_ncols=True)
+    t_start = time.perf_counter()
+    hours = 0.0
+
+    def collect(row):
+        nonlocal hours
+        rows.append(row)
+        hours += row["duration_s"] / 3600
+        elapsed = time.perf_counter() - t_start
+        bar.set_postfix_str(f"{hours:.2f} h EEG, {hours * 3600 / max(elapsed, 1e-9):.0f}x real time, "
+                            f"{sum(r['status'] == 'failed' for r in rows)} failed")  # fmt: skip
+        bar.update(1)
+
+    try:
+        if dask:
+            from distributed import Client
+            from distributed import as_completed as dask_completed
+
+            with Client(dask) as client:
+                futures = [client.submit(run_recording, *a, pure=False) for a in args]
+                for fut in dask_completed(futures):
+                    collect(fut.result())
+        elif (workers or 1) <= 1:
+            for a in args:
+                collect(run_recording(*a))
+        else:
+            import multiprocessing as mp
+
+            # spawn, not fork: TensorFlow is not fork-safe once initialised.
+            with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+                for fut in as_completed([pool.submit(run_recording, *a) for a in args]):
+                    collect(fut.result())
+    finally:
+        bar.close()
+    order = {a[0]: k for k, a in enumerate(args)}
+    return sorted(rows, key=lambda r: order[r["edf"]])
+
+
+def _pairs(items, rows) -> tuple[list, list[dict]]:
+    """(reference, hypothesis) annotation pairs for the recordings that ran and have a reference."""
+    pairs, used = [], []
+    for item, row in zip(items, rows, strict=True):
+        if row["status"] == "failed" or item.ref is None:
+            continue
+        hyp = read_csv_bi(row["csv_bi"])
+        ref = reference_annotation(item, hyp.duration)
+        pairs.append((ref, hyp))
+        used.append(row)
+    return pairs, used
+
+
+# -- sweeps: re-run only the postprocessor on stored probabilities ---------------------------------
+
+
+def load_probs(rows: list[dict]) -> list[dict]:
+    out = []
+    for row in rows:
+        with np.load(row["probs"]) as z:
+            out.append({"epoch_starts": z["epoch_starts"], "probs": z["probs"], "ch_names": list(z["ch_names"]),
+                        "duration": float(z["duration"])})  # fmt: skip
+    return out
+
+
+def ovlp_for(cfg: PostprocessConfig, refs: list, stored: list[dict]) -> dict:
+    """OVLP seizure sensitivity (%) and FA/24 h of a postprocess configuration (fast path)."""
+    from rt_eeg.scoring.nedc import ovlp_counts, prepare_events
+
+    hits = targets = fas = 0
+    total = 0.0
+    for ref_events, s in zip(refs, stored, strict=True):
+        dec = complete_decisions(
+            postprocess_recording(s["epoch_starts"], s["probs"], s["ch_names"], cfg), s["duration"]
+        )
+        hyp = prepare_events(Annotation(None, decisions_to_events(dec), s["duration"]))
+        c = ovlp_counts(ref_events, hyp)["seiz"]
+        hits, targets, fas = hits + c["hits"], targets + c["targets"], fas + c["false_alarms"]
+        total += ref_events[-1].stop
+    return {"sensitivity": 100.0 * hits / targets if targets else None, "fa_per_24h": fas / total * 86400 if total else 0.0,
+            "hits": hits, "targets": targets, "false_alarms": fas}  # fmt: skip
+
+
+def det_curve(base: PostprocessConfig, refs, stored, thresholds=None) -> list[dict]:
+    """Sweep the onset threshold (offset threshold kept at the same ratio): DET points."""
+    thresholds = np.round(np.linspace(0.1, 0.95, 18), 3) if thresholds is None else thresholds
+    ratio = base.threshold_off / base.threshold_on
+    points = []
+    for th in thresholds:
+        cfg = base.replace(threshold_on=float(th), threshold_off=float(th) * ratio)
+        points.append({"threshold_on": float(th)} | ovlp_for(cfg, refs, stored))
+    return points
+
+
+def tune(
+    base: PostprocessConfig, refs, stored, target_fa_per_24h: float
+) -> tuple[PostprocessConfig, list[dict]]:
+    """Grid search for the most sensitive configuration within the false-alarm target."""
+    grid = itertools.product((0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9), (1, 2, 3), (2, 4), (0.5, 0.7))
+    trials = []
+    for th, onset, top_k, off_ratio in grid:
+        cfg = base.replace(
+            threshold_on=th, threshold_off=round(th * off_ratio, 4), onset_epochs=onset, top_k=top_k
+        )
+        trials.append({"config": cfg.to_dict()} | ovlp_for(cfg, refs, stored))
+    ok = [
+        t for t in trials if t["fa_per_24h"] <= target_fa_per_24h and t["sensitivity"] is not None
+    ]
+    pool = ok or trials
+    best = (
+        max(pool, key=lambda t: ((t["sensitivity"] or 0.0), -t["fa_per_24h"]))
+        if ok
+        else min(pool, key=lambda t: t["fa_per_24h"])
+    )
+    return PostprocessConfig.from_dict(best["config"]), trials
+
+
+def onset_latencies(pairs, delay_s: float, epoch_s: float = 1.0) -> list[float]:
+    """First SEIZ decision minus true onset (s) for each detected reference seizure.
+
+    A decision about epoch ``[a, b)`` is available at signal time ``b + delay_s`` (the epoch
+    must be complete and the features wait ``delay_s`` for future samples).
+    """
+    from rt_eeg.scoring.nedc import prepare_events
+
+    out = []
+    for ref_ann, hyp_ann in pairs:
+        ref = [e for e in prepare_events(ref_ann) if e.label == "seiz"]
+        hyp = [e for e in prepare_events(hyp_ann, duration=hyp_ann.duration) if e.label == "seiz"]
+        for r in ref:
+            hits = [h for h in hyp if h.stop > r.start and h.start < r.stop]
+            if hits:
+                # The first SEIZ epoch overlapping the seizure (the one holding the onset when
+                # the alarm was already on) is decided at its end plus the feature delay.
+                first_epoch = max(
+                    min(h.start for h in hits), math.floor(r.start / epoch_s) * epoch_s
+                )
+                out.append(first_epoch + epoch_s + delay_s - r.start)
+    return out
+
+
+def plot_det(points: list[dict], chosen: dict | None, path: Path, title: str) -> None:
+    """DET-style curve: OVLP sensitivity against false alarms per 24 h as the threshold sweeps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4.5), dpi=120)
+    pts = [p for p in points if p["sensitivity"] is not None]
+    ax.plot(
+        [p["fa_per_24h"] for p in pts],
+        [p["sensitivity"] for p in pts],
+        "o-",
+        color="tab:blue",
+        ms=3,
+    )
+    for p in pts[:: max(1, len(pts) // 6)]:
+        ax.annotate(f"{p['threshold_on']:.2f}", (p["fa_per_24h"], p["sensitivity"]), fontsize=7,
+                    textcoords="offset points", xytext=(4, -8))  # fmt: skip
+    if chosen and chosen.get("sensitivity") is not None:
+        ax.plot(
+            [chosen["fa_per_24h"]],
+            [chosen["sensitivity"]],
+            "*",
+            color="tab:red",
+            ms=14,
+            label="operating point",
+        )
+        ax.legend(loc="lower right")
+    ax.set_xscale("symlog", linthresh=1.0)
+    ax.set_xlabel("false alarms per 24 h (OVLP)")
+    ax.set_ylabel("sensitivity, % (OVLP)")
+    ax.set_ylim(0, 101)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    from rt_eeg.io.atomic import atomic_path
+
+    with atomic_path(path, suffix=".png") as tmp:
+        fig.savefig(tmp, format="png")
+    plt.close(fig)
+
+
+def versions() -> dict:
+    import numpy
+    import scipy
+
+    v = {
+        "python": platform.python_version(),
+        "numpy": numpy.__version__,
+        "scipy": scipy.__version__,
+    }
+    try:
+        from importlib.metadata import version
+
+        v |= {p: version(p) for p in ("tensorflow", "keras", "pyedflib", "pyzmq", "timescoring")}
+    except Exception:  # noqa: BLE001 - versions are informative only
+        pass
+    return v
+
+
+def evaluate(items: list[CorpusItem], out_dir, model_dir, *, post: PostprocessConfig, workers: int | None = None,
+             dask: str | None = None, device: str = "cpu", progress: bool = True, command: str = "") -> dict:  # fmt: skip
+    """Run, score, and write ``report.json``, ``report.md`` and ``det.png`` under ``out_dir``."""
+    from rt_eeg.features import FeatureConfig
+    from rt_eeg.scoring import score_pairs
+    from rt_eeg.scoring.nedc import prepare_events
+
+    if not items:
+        raise RtEegError("no recordings to evaluate (check --corpus/--split/--list)")
+    out_dir = Path(out_dir)
+    t0 = time.perf_counter()
+    rows = run_corpus(
+        items,
+        out_dir,
+        model_dir,
+        post=post,
+        workers=workers,
+        dask=dask,
+        device=device,
+        progress=progress,
+    )
+    wall = time.perf_counter() - t0
+    pairs, used = _pairs(items, rows)
+    scores = score_pairs(pairs) if pairs else None
+    report: dict = {"command": command, "model": str(model_dir), "postprocess": post.to_dict(),
+                    "n_recordings": len(rows), "n_scored": len(pairs),
+                    "failed": [{"edf": r["edf"], "error": r["error"]} for r in rows if r["status"] == "failed"],
+                    "hours": sum(r["duration_s"] for r in rows) / 3600, "wall_s": wall,
+                    "workers": workers, "dask": dask}  # fmt: skip
+    computed = sum(r["seconds"] for r in rows if r["status"] == "done")
+    done_h = sum(r["duration_s"] for r in rows if r["status"] == "done") / 3600
+    report["real_time_factor"] = done_h * 3600 / wall if done_h else None
+    report["real_time_factor_per_core"] = done_h * 3600 / computed if computed else None
+    manifest = Path(model_dir) / "manifest.json"
+    report["model_manifest"] = json.loads(manifest.read_text()) if manifest.is_file() else None
+    report["versions"] = versions()
+    if scores:
+        refs = [prepare_events(r) for r, _ in pairs]
+        stored = load_probs(used)
+        points = det_curve(post, refs, stored)
+        chosen = ovlp_for(post, refs, stored)
+        lat = onset_latencies(pairs, FeatureConfig().delay_s)
+        report["scores"] = {k: v for k, v in scores.items() if k != "files"}
+        report["det_curve"] = points
+        report["operating_point"] = chosen
+        report["onset_latency_s"] = {"n": len(lat), "median": float(np.median(lat)) if lat else None,
+                                     "p90": float(np.percentile(lat, 90)) if lat else None}  # fmt: skip
+        plot_det(
+            points,
+            chosen,
+            out_dir / "det.png",
+            f"{Path(model_dir).name}: OVLP DET ({len(pairs)} recordings)",
+        )
+    report["recordings"] = [r | (f if f else {}) for r, f in zip(used, (scores or {}).get("files", []), strict=False)] + [
+        r for r in rows if r not in used]  # fmt: skip
+    write_json_atomic(out_dir / "report.json", report)
+    write_text_atomic(out_dir / "report.md", report_markdown(report))
+    return report
+
+
+def report_markdown(r: dict) -> str:
+    """A readable summary of a report."""
+    lines = [f"# rt-eeg evaluation: {Path(r['model']).name}", "",
+             f"- recordings: {r['n_recordings']} ({r['n_scored']} scored, {len(r['failed'])} failed), "
+             f"{r['hours']:.2f} h of EEG", f"- wall time {r['wall_s']:.1f} s; "
+             f"real-time factor {r['real_time_factor'] or 0:.0f}x overall, {r['real_time_factor_per_core'] or 0:.0f}x per core",
+             f"- command: `{r['command']}`", ""]  # fmt: skip
+    s = r.get("scores")
+    if s:
+        lines += ["| metric | OVLP | TAES | EPOCH |", "|---|---|---|---|"]
+        for key, label in (("sensitivity", "seizure sensitivity (%)"), ("precision", "precision (%)"),
+                           ("f1", "F1"), ("fa_per_24h", "false alarms / 24 h")):  # fmt: skip
+            vals = [s[m]["seiz"].get(key) for m in ("ovlp", "taes", "epoch")]
+            lines.append(
+                f"| {label} | " + " | ".join("-" if v is None else f"{v:.4f}" for v in vals) + " |"
+            )
+        z = s.get("szcore", {})
+        lines += ["", f"SzCORE: sensitivity {z.get('sensitivity')}, precision {z.get('precision')}, "
+                  f"F1 {z.get('f1')}, FP/24 h {z.get('fa_per_24h')}", ""]  # fmt: skip
+        lat = r.get("onset_latency_s", {})
+        fmt = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
+        lines += [f"Onset latency (first SEIZ decision minus true onset, {lat.get('n')} detected seizures): "
+                  f"median {fmt(lat.get('median'))} s, p90 {fmt(lat.get('p90'))} s", "", "![DET](det.png)", ""]  # fmt: skip
+    if r["failed"]:
+        lines += ["## Failed recordings", ""] + [f"- {f['error']}" for f in r["failed"]]
+    return "\n".join(lines) + "\n"
+
+
+def sweep_and_tune(items, out_dir, model_dir, *, base: PostprocessConfig, target_fa: float, workers=None,
+                   dask=None, device="cpu", progress=True) -> dict:  # fmt: skip
+    """Run the detector on a (dev) split, tune postprocess parameters to ``target_fa``,
+    write them to ``<model>/postprocess.toml`` and return the before/after scores."""
+    from rt_eeg.config import save_postprocess_config
+    from rt_eeg.scoring.nedc import prepare_events
+
+    rows = run_corpus(
+        items,
+        out_dir,
+        model_dir,
+        post=base,
+        workers=workers,
+        dask=dask,
+        device=device,
+        progress=progress,
+    )
+    pairs, used = _pairs(items, rows)
+    if not pairs:
+        raise RtEegError("no recording with a reference annotation to tune on")
+    refs = [prepare_events(r) for r, _ in pairs]
+    stored = load_probs(used)
+    best, trials = tune(base, refs, stored, target_fa)
+    before, after = ovlp_for(base, refs, stored), ovlp_for(best, refs, stored)
+    comment = (f"Tuned by rt-eeg evaluate --sweep on {len(pairs)} recordings for <= {target_fa} FA/24 h.\n"
+               f"Before: {json.dumps(before)}\nAfter: {json.dumps(after)}")  # fmt: skip
+    path = save_postprocess_config(model_dir, best, comment)
+    result = {"before": before, "after": after, "config": dataclasses.asdict(best), "written": str(path),
+              "n_trials": len(trials), "target_fa_per_24h": target_fa}  # fmt: skip
+    write_json_atomic(Path(out_dir) / "sweep.json", result | {"trials": trials})
+    return result
+
+
+def default_workers() -> int:
+    return max(
+        1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    )

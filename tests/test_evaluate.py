@@ -1,0 +1,99 @@
+"""Batch evaluation: outputs per recording, resume, failures reported, Dask, report, sweep."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from edf_factory import tuh_like
+
+from rt_eeg.io.annotations import Event, read_csv_bi, read_hyp, write_csv_bi
+from rt_eeg.io.corpus import find_recordings
+from rt_eeg.postprocess import PostprocessConfig
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory) -> Path:
+    from rt_eeg.decoder import write_untrained_model
+
+    return write_untrained_model(tmp_path_factory.mktemp("model") / "m", seed=1)
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    d = tmp_path / "corpus" / "edf" / "eval" / "aaaaaaab" / "s001_2020" / "01_tcp_ar"
+    d.mkdir(parents=True)
+    for k in range(2):
+        p, _ = tuh_like(d / f"aaaaaaab_s001_t00{k}.edf", 40.0, 256, rng=np.random.default_rng(k))
+        write_csv_bi(p.with_suffix(".csv_bi"), [Event(10.0, 25.0, "seiz")], 40.0, bname=p.stem)
+    bad = d / "aaaaaaab_s001_t009.edf"
+    bad.write_bytes(b"garbage" * 100)
+    write_csv_bi(bad.with_suffix(".csv_bi"), [], 40.0, bname=bad.stem)
+    return tmp_path / "corpus"
+
+
+def test_evaluate_writes_outputs_report_and_resumes(corpus, model_dir, tmp_path):
+    from rt_eeg.evaluate import evaluate
+
+    items = find_recordings(corpus, split="eval")
+    out = tmp_path / "ev"
+    report = evaluate(items, out, model_dir, post=PostprocessConfig(), workers=1, progress=False)
+    assert report["n_recordings"] == 3 and report["n_scored"] == 2
+    assert len(report["failed"]) == 1 and "aaaaaaab_s001_t009.edf" in report["failed"][0]["error"]
+    for k in range(2):
+        name = f"aaaaaaab_s001_t00{k}"
+        epochs, duration = read_hyp(out / f"{name}.hyp")
+        assert duration == pytest.approx(40.0) and epochs[-1].stop == pytest.approx(40.0)
+        assert read_csv_bi(out / f"{name}.csv_bi").duration == pytest.approx(40.0)
+    saved = json.loads((out / "report.json").read_text())
+    assert set(saved["scores"]) >= {"ovlp", "taes", "epoch", "szcore"}
+    assert len(saved["det_curve"]) > 5 and (out / "det.png").stat().st_size > 1000
+    assert (out / "report.md").read_text().startswith("# rt-eeg evaluation")
+    # resume: nothing is recomputed, the same scores come out
+    before = {p.name: p.stat().st_mtime_ns for p in out.glob("*.hyp")}
+    again = evaluate(items, out, model_dir, post=PostprocessConfig(), workers=1, progress=False)
+    assert {p.name: p.stat().st_mtime_ns for p in out.glob("*.hyp")} == before
+    assert again["scores"]["ovlp"] == report["scores"]["ovlp"]
+
+
+def test_dask_local_cluster_gives_the_same_hypotheses(corpus, model_dir, tmp_path):
+    from distributed import LocalCluster
+
+    from rt_eeg.evaluate import run_corpus
+
+    items = [i for i in find_recordings(corpus) if not i.edf.name.endswith("t009.edf")]
+    local = run_corpus(
+        items, tmp_path / "local", model_dir, post=PostprocessConfig(), workers=1, progress=False
+    )
+    with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as cluster:
+        remote = run_corpus(items, tmp_path / "dask", model_dir, post=PostprocessConfig(), dask=cluster.scheduler_address,
+                            progress=False)  # fmt: skip
+    assert [r["status"] for r in remote] == ["done", "done"]
+    for a, b in zip(local, remote, strict=True):
+        assert Path(a["hyp"]).read_text() == Path(b["hyp"]).read_text()
+
+
+def test_sweep_and_latency_helpers():
+    from rt_eeg.evaluate import det_curve, onset_latencies, ovlp_for, tune
+    from rt_eeg.io.annotations import Annotation
+    from rt_eeg.scoring.nedc import prepare_events
+
+    ch = [f"C{i}" for i in range(4)]
+    rng = np.random.default_rng(0)
+    probs = np.clip(rng.normal(0.1, 0.05, (300, 4)), 0, 1)
+    probs[100:160, :3] = 0.8  # a seizure the model sees
+    probs[200:204, :3] = 0.55  # a weaker, short bump: a false alarm at low thresholds
+    stored = [{"epoch_starts": np.arange(300.0), "probs": probs, "ch_names": ch, "duration": 300.0}]
+    ref = Annotation(None, [Event(100.0, 160.0, "seiz")], 300.0)
+    refs = [prepare_events(ref)]
+    points = det_curve(PostprocessConfig(), refs, stored, thresholds=[0.3, 0.5, 0.7, 0.9])
+    sens = [p["sensitivity"] for p in points]
+    fas = [p["fa_per_24h"] for p in points]
+    assert sens[0] == 100 and sens[-1] == 0 and fas[0] > 0 and fas == sorted(fas, reverse=True)
+    best, trials = tune(PostprocessConfig(), refs, stored, target_fa_per_24h=0.0)
+    result = ovlp_for(best, refs, stored)
+    assert result["sensitivity"] == 100 and result["fa_per_24h"] == 0 and len(trials) > 20
+    hyp = Annotation(None, [Event(102.0, 170.0, "seiz")], 300.0)
+    assert onset_latencies([(ref, hyp)], delay_s=0.5) == [pytest.approx(3.5)]
