@@ -487,7 +487,7 @@ class MonitorWindow(QtWidgets.QWidget):
             c = pg.PlotDataItem(
                 pen=pg.mkPen(TRACE_RGB, width=1),
                 connect="finite",
-                autoDownsampleFactor=1.0,  # peak mode then keeps min and max per pixel column
+                autoDownsampleFactor=0.5,  # peak mode then keeps min and max per pixel column
             )
             self._plot.addItem(c)
             self.curves.append(c)

@@ -118,7 +118,7 @@ class Supervisor:
     def _spawn_monitor(self) -> None:
         cmd = [sys.executable, "-m", "rt_eeg.cli", "monitor",
                "--connect", self.endpoints["display_signal"], "--connect", self.endpoints["display_decision"],
-               "--ch-names", ",".join(self.ch_names)]  # fmt: skip
+               "--ch-names", ",".join(self.ch_names), "--stats", str(self.out_dir / "monitor_stats.json")]  # fmt: skip
         env = dict(os.environ)
         if self.monitor == "headless":
             env["QT_QPA_PLATFORM"] = "offscreen"
