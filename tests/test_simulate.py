@@ -223,6 +223,14 @@ def test_same_seed_same_bytes_other_seed_differs(tmp_path):
     assert np.array_equal(x1, x2) and not np.allclose(x1, x3)
 
 
+def test_corpus_is_deterministic_for_a_seed(tmp_path):
+    for name, seed in (("a", 4), ("b", 4), ("c", 5)):
+        simulate_corpus(tmp_path / name, hours=0.1, patients=2, seed=seed, progress=False)
+    a, b, c = (_files(tmp_path / n) for n in "abc")
+    assert a == b
+    assert a != c
+
+
 def test_edf_header_and_annotations_match_the_plan(tmp_path):
     edf = tmp_path / "aaaaaaab_s002_t001.edf"
     plan = write_recording(
