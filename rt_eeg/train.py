@@ -87,7 +87,7 @@ class TrainConfig:
         TensorFlow intra- and inter-op threads (0: TensorFlow's default).
     """
 
-    arch: str = "epoch_lstm"
+    arch: str = "frame_lstm"
     units: int = 32
     dense_units: int = 64
     dropout: float = 0.0

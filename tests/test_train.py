@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -121,7 +123,7 @@ def test_channel_labels_per_channel_csv_and_term(tmp_path):
 
 
 def test_parse_variants():
-    assert parse_variants("compare") == (("epoch_lstm", "maxabs"), ("frame_lstm", "maxabs"))
+    assert parse_variants("compare") == (("frame_lstm", "maxabs"), ("epoch_lstm", "maxabs"))
     assert parse_variants("frame_lstm:zscore,epoch_lstm", "zscore") == (
         ("frame_lstm", "zscore"),
         ("epoch_lstm", "zscore"),
@@ -272,8 +274,14 @@ def test_train_command_end_to_end(tmp_path):
     assert len(store.index["recordings"]) == 4 and not store.index["skipped"]
     # Labels follow the csv_bi: 8 s seizures, every channel (TERM) -> 8 epochs x 22 channels.
     assert int(np.asarray(store.labels).sum()) == 4 * 8 * 22
-    # A second run reuses the store and reproduces the weights bit for bit.
+    # A second run, in a fresh process, reuses the store and reproduces the weights bit for bit.
     out2 = tmp_path / "models" / "tiny2"
-    assert main([*argv[:4], str(out2), *argv[5:]]) == 0
+    argv2 = [*argv[:4], str(out2), *argv[5:]]
+    proc = subprocess.run(
+        [sys.executable, "-m", "rt_eeg.cli", *argv2], capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "reusing feature store" in proc.stdout
     m2 = json.loads((out2 / "manifest.json").read_text())
     assert m2["weights_sha256"] == m["weights_sha256"]
+    np.testing.assert_array_equal(np.load(out2 / "data_order.npy"), np.load(out / "data_order.npy"))

@@ -41,6 +41,9 @@ def _pct(values: list[float]) -> dict:
     }
 
 
+PREFILL_FRAMES = 250  # 25 s of history before streaming: a full screen, steady state
+
+
 def _publisher(endpoint, data, ch_names, rate, stop, ctx):
     import zmq
 
@@ -52,9 +55,9 @@ def _publisher(endpoint, data, ch_names, rate, stop, ctx):
     sock.bind(endpoint)
     t_start = time.monotonic() + 0.5  # let the subscriber connect
     n_frames = data.shape[0] // 25
-    k = 0
+    k = PREFILL_FRAMES
     while not stop.is_set():
-        target = t_start + k / rate  # drift-free pacing
+        target = t_start + (k - PREFILL_FRAMES) / rate  # drift-free pacing
         wait = target - time.monotonic()
         if wait > 0:
             stop.wait(wait)
@@ -109,9 +112,12 @@ def main(argv: list[str] | None = None) -> int:
     from rt_eeg.monitor.feed import MonitorFeed
     from rt_eeg.monitor.window import MonitorWindow
 
-    app = pg.mkQApp("bench")
+    _app = pg.mkQApp("bench")  # the QApplication lives for the whole run
     data, ch_names = synthetic_onset(duration_s=60.0, onset_s=30.0, seizure_s=20.0)
     win = MonitorWindow(ch_names, 250.0, window_s=args.window_s, refresh_hz=args.refresh_hz)
+    for k in range(PREFILL_FRAMES):
+        win.push_signal(k / 10.0, data[k * 25 : (k + 1) * 25])
+    win.go_live()
     paint_s: list[float] = []
     tick_s: list[float] = []
 
@@ -146,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         pub.start()
         feed = MonitorFeed(endpoint, win, context=ctx)
     else:
-        state = {"k": 0}
+        state = {"k": PREFILL_FRAMES}
 
         def push():
             k = state["k"]
@@ -178,9 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     run_loop(args.seconds)
     elapsed, cpu = time.monotonic() - t0, time.process_time() - cpu0
     paints = win.paint_counter.count - n0
-    stamps = (
-        [t for t in win.paint_counter.times if t >= win.paint_counter.times[n0 - 1]] if n0 else []
-    )
+    stamps = list(win.paint_counter.times)[-(paints + 1) :] if paints else []
     intervals = list(np.diff(stamps)) if len(stamps) > 1 else []
     stop.set()
     win.stop()

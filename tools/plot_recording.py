@@ -94,6 +94,7 @@ def plot_onset(
     from scipy.signal import butter, iirnotch, sosfiltfilt, tf2sos
 
     term, chans = _seizures(edf)
+    annotated = onset is None
     if onset is None:
         if not term:
             raise SystemExit(f"{edf}: no seizure in the .csv_bi; give --onset")
@@ -131,7 +132,7 @@ def plot_onset(
     ax.text(
         onset,
         ys[0] + 0.9 * spacing_uv,
-        " annotated onset",
+        " annotated onset" if annotated else " onset",
         color="#c0392b",
         va="bottom",
         fontsize=9,

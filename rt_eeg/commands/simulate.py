@@ -43,9 +43,14 @@ def run(args: argparse.Namespace) -> int:
     from rt_eeg.sim import corpus
 
     if args.sample:
-        plan = corpus.write_sample(
-            args.out, sfreq=args.sfreq or 200.0, seed=args.seed or corpus.SAMPLE_SEED
-        )
+        if args.sfreq is not None and (args.sfreq < 50 or args.sfreq != int(args.sfreq)):
+            raise RtEegError(f"--sfreq {args.sfreq} must be a whole number of Hz, at least 50")
+        try:
+            plan = corpus.write_sample(
+                args.out, sfreq=args.sfreq or 200.0, seed=args.seed or corpus.SAMPLE_SEED
+            )
+        except OSError as err:
+            raise RtEegError(f"cannot write the sample ({err.strerror or err})", args.out) from None
         print(
             f"wrote {args.out / corpus.SAMPLE_STEM}.edf (+ .csv_bi, .csv): {plan.duration:.0f} s at {plan.sfreq:g} Hz"
         )
@@ -66,7 +71,12 @@ def run(args: argparse.Namespace) -> int:
                                       montage=args.montage)  # fmt: skip
     except ValueError as err:
         raise RtEegError(str(err)) from None
-    s = corpus.write_jobs(args.out, jobs, progress=not args.no_progress)
+    try:
+        s = corpus.write_jobs(args.out, jobs, progress=not args.no_progress)
+    except OSError as err:
+        raise RtEegError(
+            f"cannot write the corpus ({err.strerror or err})", err.filename or args.out
+        ) from None
     print(
         f"wrote {s['files']} recordings of {s['patients']} patients to {s['out']}/edf "
         f"({', '.join(f'{k} {v}' for k, v in s['splits'].items())}): {s['hours']:.2f} h, "

@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--arch",
-        default="epoch_lstm",
+        default="frame_lstm",
         help="epoch_lstm or frame_lstm; or variants ARCH[:NORM],... (or 'compare' = both "
         "architectures) trained with the same data order, the best on dev kept",
     )

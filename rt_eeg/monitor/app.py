@@ -39,8 +39,13 @@ def prepare_qt(*, headless: bool, screenshot: str | os.PathLike | None) -> bool:
     Raises
     ------
     RtEegError
-        No display and nothing to render offscreen for.
+        No display and nothing to render offscreen for, or a Qt binding known to crash.
     """
+    from rt_eeg.monitor import qt_binding_problem
+
+    problem = qt_binding_problem()
+    if problem is not None:
+        raise RtEegError(problem)
     if headless or (screenshot is not None and not has_display()):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
         return True

@@ -238,13 +238,29 @@ def _render(args: argparse.Namespace) -> int:
     feed.close()
     live.grab(out / "monitor_live.png")
 
-    view = MonitorWindow(ch_names, 250.0, live=False, source="demo recording")
-    view.set_signal(data)
-    view.set_decisions(epochs)
-    view.set_references([(onset, onset + seizure)])
-    view.scroll_to(onset - 8.0)
-    view.grab(out / "monitor_view.png")
-    print(f"wrote {out / 'monitor_live.png'} and {out / 'monitor_view.png'}")
+    # Review: the saved outputs a run leaves behind, opened with the viewer itself
+    # (rt-eeg view --signal --hyp --events --start --screenshot).
+    import tempfile
+
+    from rt_eeg.io.annotations import Event, HypEpoch, write_csv_bi, write_hyp
+    from rt_eeg.io.signalfile import SignalWriter
+    from rt_eeg.monitor.app import run_view
+
+    with tempfile.TemporaryDirectory() as tmp:
+        stem = Path(tmp) / "demo"
+        with SignalWriter(stem, 250.0, ch_names) as writer:
+            writer.append(data)
+        hyp = [HypEpoch(ep.start, ep.stop, ep.label, ep.confidence) for ep in epochs]
+        write_hyp(f"{stem}.hyp", hyp, duration)
+        write_csv_bi(f"{stem}.csv_bi", [Event(onset, onset + seizure, "fnsz")], duration)
+        run_view(
+            f"{stem}.signal.f32",
+            f"{stem}.hyp",
+            events_path=f"{stem}.csv_bi",
+            start_s=onset - 8.0,
+            screenshot=out / "monitor_view.png",
+        )
+    print(f"wrote {out / 'monitor_live.png'}")
     return 0
 
 

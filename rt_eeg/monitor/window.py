@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -54,6 +55,8 @@ REF_RGB = (110, 20, 90)
 TRACE_RGB = (15, 15, 25)
 STALE_TRACE_RGB = (185, 185, 185)
 FLAG_RGB = (200, 80, 0)
+GRID_RGB = (200, 200, 200)
+GRID5_RGB = (150, 150, 150)
 #: Opacity of the colours behind the traces (the strip is opaque).
 BACKGROUND_ALPHA = {SEIZ: 0.30, BCKG: 0.22, NA: 0.28}
 STRIP_TEXT = {SEIZ: "SEIZ", BCKG: "BCKG", NA: "not analysed"}
@@ -145,6 +148,16 @@ class _BandItem(pg.GraphicsObject):
             p.fillRect(QtCore.QRectF(a, self.y0, b - a, self.y1 - self.y0), _qcolor(rgb, alpha))
         if self.strip:
             self._paint_text(p, segs, stale)
+        else:
+            self._paint_grid(p, x0, x1)
+
+    def _paint_grid(self, p, x0: float, x1: float) -> None:
+        # One line per second, darker every 5 s, like EEG paper. Drawn here rather than with
+        # the axis grid, which would rebuild a full-plot picture on every scroll step.
+        pens = (pg.mkPen(GRID_RGB, width=0), pg.mkPen(GRID5_RGB, width=0))
+        for s in range(int(math.ceil(x0)), int(math.floor(x1)) + 1):
+            p.setPen(pens[s % 5 == 0])
+            p.drawLine(QtCore.QPointF(s, self.y0), QtCore.QPointF(s, self.y1))
 
     def _paint_text(self, p, segs, stale: bool) -> None:
         tr = p.transform()
@@ -226,7 +239,7 @@ class _PaintCounter(QtCore.QObject):
     def __init__(self, clock: Callable[[], float] = time.perf_counter):
         super().__init__()
         self.count = 0
-        self.times: list[float] = []
+        self.times: deque[float] = deque(maxlen=10_000)  # recent paint times (bounded)
         self._clock = clock
 
     def eventFilter(self, obj, ev):  # noqa: N802
@@ -397,7 +410,6 @@ class MonitorWindow(QtWidgets.QWidget):
         # the visible part of the data is turned into a path.
         self._plot.setDownsampling(auto=True, mode="peak")
         self._plot.setClipToView(True)
-        self._plot.showGrid(x=True, y=False, alpha=0.25)
         font = QtGui.QFont()
         font.setPointSize(10)
         for ax in (self._chan_axis, self._time_axis):
@@ -487,7 +499,7 @@ class MonitorWindow(QtWidgets.QWidget):
             c = pg.PlotDataItem(
                 pen=pg.mkPen(TRACE_RGB, width=1),
                 connect="finite",
-                autoDownsampleFactor=0.5,  # peak mode then keeps min and max per pixel column
+                autoDownsampleFactor=1.0,  # peak mode: min and max of every pixel column
             )
             self._plot.addItem(c)
             self.curves.append(c)
@@ -791,6 +803,9 @@ class MonitorWindow(QtWidgets.QWidget):
         if self._drawn.get("view") != (left, right):
             self._plot.setXRange(left, right, padding=0)
             self._drawn["view"] = (left, right)
+            # pyqtgraph defers the view matrix to the next paint, where changing it marks
+            # every item dirty again and costs a second full repaint; apply it now.
+            self._plotw.scene().prepareForPaint()
         self._refresh_bands(left, right)
         self._refresh_pens()
         self._refresh_banners()
@@ -801,7 +816,9 @@ class MonitorWindow(QtWidgets.QWidget):
     def _refresh_traces(self, left: float, right: float) -> None:
         sig = self.signal
         n = self._block.shape[0]
-        i_left, i_right = sig.index_of(left), sig.index_of(right)
+        # Only the part of the view that has (or may still get) samples matters.
+        i_left = max(sig.index_of(left), sig.first)
+        i_right = max(min(sig.index_of(right), sig.end), i_left)
         start = self._block_start
         contained = start is not None and start <= i_left and i_right <= start + n
         new_data = self._drawn.get("data") != self._data_version
@@ -894,11 +911,7 @@ class MonitorWindow(QtWidgets.QWidget):
 
     def _refresh_alert(self) -> None:
         ev, ongoing = self._alert_event()
-        key = (
-            None
-            if ev is None
-            else (ev.onset, ev.stop, len(ev.confidences), ongoing, self.state == "stale")
-        )
+        key = None if ev is None else (ev.onset, ev.stop, len(ev.confidences), ongoing)
         if self._drawn.get("alert") == key:
             return
         self._drawn["alert"] = key
