@@ -17,6 +17,17 @@ Start of a recording: epochs before the first frame do not exist. The window of 
 The batch path (:func:`predict_recording`) and the streaming path (:class:`Decoder`) both call
 :func:`normalise_windows` with the same windows and valid-frame counts, so they agree.
 
+Model (:func:`build_model`): ``'frame_lstm'``, an LSTM (32 units) over the 70 frames and a
+sigmoid, 7.6 k parameters, is the default. On a simulated corpus (12 train / 4 dev patients,
+36 + 12 ten-minute recordings) it beat ``'epoch_lstm'`` (a dense projection of each 1 s block,
+then an LSTM over the 7 epochs) on dev loss in all three runs; max-abs normalisation beat
+z-score clearly (dev AUC 0.957 vs 0.915). ``rt-eeg train --arch compare`` repeats the
+comparison on any corpus and records it in the manifest.
+
+A model folder holds ``model.keras``, ``features.toml`` (the exact
+:class:`rt_eeg.features.FeatureConfig`) and ``manifest.json`` (its ``decoder`` section gives
+the window geometry and normalisation).
+
 TensorFlow is imported lazily (inside functions), so ``import rt_eeg.decoder`` is cheap.
 """
 
@@ -208,15 +219,13 @@ def build_model(
         )(x)
         if dropout:
             x = keras.layers.Dropout(dropout, seed=seed * 1000 + 5, name="proj_dropout")(x)
-        unroll = True  # 7 steps: unrolled is faster on CPU for tiny batches
     else:
         x = inp
-        unroll = False
     x = keras.layers.LSTM(
         units,
         kernel_initializer=glorot(2),
         recurrent_initializer=init.Orthogonal(seed=seed * 1000 + 3),
-        unroll=unroll,
+        # Not unrolled: cuDNN-eligible on a GPU; unrolling measured no faster on the CPU.
         name="lstm",
     )(x)
     if dropout:

@@ -422,7 +422,8 @@ def build_store(
     feature_config : rt_eeg.features.FeatureConfig
     workers : int
         Processes computing features in parallel (1 = in this process). Results are written
-        in item order whatever the completion order.
+        in item order whatever the completion order. Workers are spawned, so a script that
+        calls this with ``workers > 1`` needs an ``if __name__ == "__main__":`` guard.
     meta : dict, optional
         Extra index.json entries.
     progress : callable(done, total, name), optional

@@ -221,5 +221,5 @@ def test_gpu_request_without_gpu(model_dirs):
 
 
 def test_import_is_cheap():
-    code = "import sys, rt_eeg.decoder, rt_eeg.store; assert 'tensorflow' not in sys.modules"
+    code = "import sys, rt_eeg.decoder, rt_eeg.store, rt_eeg.train, rt_eeg.commands.train\nassert 'tensorflow' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

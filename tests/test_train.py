@@ -256,9 +256,10 @@ def test_train_command_end_to_end(tmp_path):
 
     corpus = _write_corpus(tmp_path / "corpus", np.random.default_rng(5))
     out = tmp_path / "models" / "tiny"
-    argv = ["train", "--corpus", str(corpus), "--out", str(out), "--seed", "3", "--epochs", "2",
-            "--units", "8", "--samples-per-epoch", "256", "--batch-size", "64", "--workers", "1",
-            "--store", str(tmp_path / "store"), "--device", "cpu"]  # fmt: skip
+    # epoch_lstm here, so both architectures go through training in these tests.
+    opts = "--seed 3 --epochs 2 --units 8 --samples-per-epoch 256 --batch-size 64 --workers 1"
+    argv = ["train", "--corpus", str(corpus), "--out", str(out), *opts.split(),
+            "--store", str(tmp_path / "store"), "--device", "cpu", "--arch", "epoch_lstm"]  # fmt: skip
     assert main(argv) == 0
     m = json.loads((out / "manifest.json").read_text())
     assert m["n_recordings"] == {"train": 3, "dev": 1}

@@ -114,20 +114,29 @@ def find_recordings(root: str | os.PathLike, split: str | None = None) -> list[C
     return items
 
 
-def read_list(path: str | os.PathLike) -> list[Path]:
-    """Read an NEDC-style list file: one path per line; relative to the list's folder."""
+def read_list(path: str | os.PathLike, what: str = "files") -> list[Path]:
+    """Read an NEDC-style list file: one path per line.
+
+    Blank lines and lines starting with '#' are ignored; ``$VARS`` and ``~`` are expanded;
+    relative paths are relative to the list file's directory. ``what`` names the entries in
+    the error raised for an empty list.
+    """
     path = Path(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise RtEegError("list file not found", path) from None
     except (OSError, UnicodeDecodeError) as err:
         raise RtEegError(f"cannot read list file ({err})", path) from None
     out = []
     for line in lines:
-        line = line.strip()
-        if not line or line.startswith("#"):
+        item = line.strip()
+        if not item or item.startswith("#"):
             continue
-        p = Path(line)
-        out.append(p if p.is_absolute() else (path.parent / p))
+        p = Path(os.path.expanduser(os.path.expandvars(item)))
+        out.append(p if p.is_absolute() else path.parent / p)
+    if not out:
+        raise RtEegError(f"list file names no {what}", path)
     return out
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.annotations import Annotation, read_annotation
+from rt_eeg.io.corpus import read_list
 from rt_eeg.scoring.nedc import (
     check_same_end,
     prepare_events,
@@ -121,25 +122,5 @@ def score_files(
 
 
 def read_file_list(path: str | os.PathLike) -> list[Path]:
-    """Read a list file: one annotation path per line.
-
-    Blank lines and lines starting with '#' are ignored; ``$VARS`` and ``~`` are expanded;
-    relative paths are relative to the list file's directory.
-    """
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise RtEegError("list file not found", path) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise RtEegError(f"cannot read list file ({err})", path) from None
-    out = []
-    for line in lines:
-        item = line.strip()
-        if not item or item.startswith("#"):
-            continue
-        p = Path(os.path.expanduser(os.path.expandvars(item)))
-        out.append(p if p.is_absolute() else path.parent / p)
-    if not out:
-        raise RtEegError("list file names no annotation files", path)
-    return out
+    """Read a list file of annotation paths (see :func:`rt_eeg.io.corpus.read_list`)."""
+    return read_list(path, "annotation files")

@@ -31,14 +31,8 @@ POSITIONS_DEG: dict[str, tuple[float, float]] = {
     "EYE_L": (118, 22), "EYE_R": (118, -22),
 }  # fmt: skip
 
-#: The 22-channel TCP montage in TUH order (the ``_a`` variant drops A1-T3 and T4-A2).
-TCP_PAIRS: tuple[tuple[str, str], ...] = (
-    ("FP1", "F7"), ("F7", "T3"), ("T3", "T5"), ("T5", "O1"),
-    ("FP2", "F8"), ("F8", "T4"), ("T4", "T6"), ("T6", "O2"),
-    ("A1", "T3"), ("T3", "C3"), ("C3", "CZ"), ("CZ", "C4"), ("C4", "T4"), ("T4", "A2"),
-    ("FP1", "F3"), ("F3", "C3"), ("C3", "P3"), ("P3", "O1"),
-    ("FP2", "F4"), ("F4", "C4"), ("C4", "P4"), ("P4", "O2"),
-)  # fmt: skip
+# The 22-channel TCP montage in TUH order (the ``_a`` variant drops A1-T3 and T4-A2).
+from rt_eeg.montage import TCP_PAIRS  # noqa: E402
 
 #: Montage folders the simulator writes, as in TUSZ v2 (a corpus draws from the first three;
 #: ``04_tcp_le_a`` appears when mirroring an annotation tree that has it).
