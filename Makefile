@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 # Replays the bundled 10-minute recording through the live pipeline at 1x, with the monitor
 # on a display or headless (screenshot beside the outputs) when there is none.
 run: $(STAMP)
-	$(BIN)/rt-eeg replay data_samples/sample_s001_t000.edf --out runs/sample --speed 1 $(if $(DISPLAY),,--headless)
+	$(BIN)/rt-eeg replay data_samples/sample_s001_t000.edf --out runs/sample --speed 1 --screenshot-at 185 $(if $(DISPLAY),,--headless)
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q

@@ -247,3 +247,25 @@ def test_list_file_discovery(tmp_path, rng):
     lst.write_text("# my list\n\na/p_s001_t000.edf\n")
     items = find_recordings(lst)
     assert [i.edf for i in items] == [a]
+
+
+def test_non_finite_samples_are_refused_with_time_and_channel(tmp_path, rng, monkeypatch):
+    # EDF stores integers, so NaN/Inf can only come from a broken calibration or reader; the
+    # reader checks every block anyway, and says where.
+    import pyedflib
+
+    path, _ = tuh_like(tmp_path / "nan.edf", 5.0, 250, rng=rng)
+    real = pyedflib.EdfReader.readSignal
+
+    def broken(self, chn, start=0, n=None, digital=False):
+        x = real(self, chn, start, n, digital)
+        if chn == 3:
+            x[300] = np.nan
+        return x
+
+    monkeypatch.setattr(pyedflib.EdfReader, "readSignal", broken)
+    with (
+        open_recording(path) as rec,
+        pytest.raises(RtEegError, match=r"nan.edf: non-finite sample .*'EEG F4-REF' at 1.20 s"),
+    ):
+        rec.read()

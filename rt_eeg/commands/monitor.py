@@ -34,6 +34,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the window to PNG and exit: after --after seconds, else at end of stream",
     )
     parser.add_argument("--after", type=float, metavar="S", help="screenshot after S seconds")
+    parser.add_argument(
+        "--at",
+        type=float,
+        metavar="T",
+        help="also save --at-screenshot when the signal reaches T s",
+    )
+    parser.add_argument(
+        "--at-screenshot", metavar="PNG", help="picture taken at --at (the run carries on)"
+    )
     parser.add_argument("--exit-on-eos", action="store_true", help="exit when the stream ends")
     parser.add_argument(
         "--stats", metavar="JSON", help="counters written on exit (default: beside the PNG)"
@@ -48,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
             raise RtEegError(f"--{name.replace('_', '-')} must be a positive number, got {v}")
     if args.after is not None and not (math.isfinite(args.after) and args.after >= 0):
         raise RtEegError(f"--after must be a non-negative number of seconds, got {args.after}")
+    if (args.at is None) != (args.at_screenshot is None):
+        raise RtEegError("--at and --at-screenshot go together")
     if args.after is not None and args.screenshot is None:
         raise RtEegError("--after needs --screenshot")
     ch_names = [c.strip() for c in args.ch_names.split(",") if c.strip()] if args.ch_names else None
@@ -64,4 +75,6 @@ def run(args: argparse.Namespace) -> int:
         exit_on_eos=args.exit_on_eos,
         stats_path=args.stats,
         headless=args.headless,
+        at_signal_s=args.at,
+        at_screenshot=args.at_screenshot,
     )

@@ -43,6 +43,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="no window: the monitor renders offscreen and saves monitor.png",
     )
     parser.add_argument("--no-monitor", action="store_true", help="do not start the monitor at all")
+    parser.add_argument(
+        "--screenshot-at",
+        type=float,
+        metavar="T",
+        help="save monitor_at_<T>s.png when the signal reaches T s",
+    )
     parser.add_argument("--model", help="model folder (default: models/default or the config's)")
     parser.add_argument("--config", help="pipeline TOML file (endpoints, stage parameters, model)")
     parser.add_argument(
@@ -78,7 +84,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"restarted {stage}: {info}", flush=True)
 
     sup = Supervisor(
-        args.edf, args.out, speed=args.speed, config=cfg, monitor=monitor, on_event=progress
+        args.edf,
+        args.out,
+        speed=args.speed,
+        config=cfg,
+        monitor=monitor,
+        on_event=progress,
+        screenshot_at=args.screenshot_at,
     )
     metrics = sup.run_pipeline()
     lat = metrics.get("end_to_end_latency_ms") or {}

@@ -179,6 +179,8 @@ def run_monitor(
     exit_on_eos: bool = False,
     stats_path: str | os.PathLike | None = None,
     headless: bool = False,
+    at_signal_s: float | None = None,
+    at_screenshot: str | os.PathLike | None = None,
 ) -> int:
     """Show a running pipeline's display stream.
 
@@ -196,8 +198,12 @@ def run_monitor(
     stats_path : path-like, optional
         JSON counters written on exit (received, dropped, malformed, fps). Defaults to
         ``monitor_stats.json`` beside the screenshot when there is one.
+    at_signal_s, at_screenshot : float, path-like, optional
+        Also write ``at_screenshot`` once the newest signal shown is ``at_signal_s`` seconds
+        into the recording (and the decisions have caught up with it), then carry on: a
+        picture of a chosen moment, such as a seizure onset, from a live run.
     """
-    prepare_qt(headless=headless, screenshot=screenshot)
+    prepare_qt(headless=headless, screenshot=screenshot or at_screenshot)
     app = _qapp()
     from pyqtgraph.Qt import QtCore
 
@@ -228,8 +234,21 @@ def run_monitor(
             log.info("wrote %s", screenshot)
         app.quit()
 
+    taken = {"at": at_signal_s is None or at_screenshot is None}
+
     def check_exit() -> None:
         now = time.monotonic()
+        if not taken["at"]:
+            sig = win.signal
+            t_end = getattr(sig, "t_end", None) if not getattr(sig, "empty", True) else None
+            if (
+                t_end is not None
+                and t_end >= at_signal_s
+                and feed.last_decision_stop() >= at_signal_s - 2.0
+            ):
+                taken["at"] = True
+                win.grab(at_screenshot)
+                log.info("wrote %s", at_screenshot)
         if after_s is not None and now - t_start >= after_s:
             finish()
         elif exit_on_eos and feed.t_first_eos is not None:

@@ -74,6 +74,7 @@ class MonitorFeed:
         self.window = None
         self.n_signal = 0
         self.n_decision = 0
+        self._last_decision_stop = float("-inf")
         self.n_malformed = 0
         self.n_dropped = 0  # messages missing by sequence number
         self.n_other = 0
@@ -164,8 +165,13 @@ class MonitorFeed:
                     [str(c) for c in h.get("channels") or []],
                 )
             self.n_decision += 1
+            self._last_decision_stop = max(self._last_decision_stop, float(h["stop"]))
         else:
             self.n_other += 1
+
+    def last_decision_stop(self) -> float:
+        """Signal time up to which decisions have arrived (-inf before the first)."""
+        return self._last_decision_stop
 
     def _on_signal(self, msg: Message) -> None:
         h, w, frame = msg.header, self.window, msg.payload

@@ -54,12 +54,14 @@ class Supervisor:
     monitor : str or None
         ``None`` (no monitor), ``window`` (on the display), ``headless`` (offscreen; writes
         ``monitor.png`` beside the outputs at end of stream).
+    screenshot_at : float, optional
+        Also save ``monitor_at_<T>s.png`` when the monitor's signal reaches ``T`` seconds.
     on_event : callable, optional
         ``on_event(kind, stage, info)`` for progress and tests (e.g. kill a stage mid-run).
     """
 
     def __init__(self, edf, out_dir, *, speed: float | None = 1.0, config: PipelineConfig | None = None,
-                 monitor: str | None = None, on_event=None):  # fmt: skip
+                 monitor: str | None = None, on_event=None, screenshot_at: float | None = None):  # fmt: skip
         from rt_eeg.io.edf import open_recording
 
         self.t_launch = time.time()
@@ -68,6 +70,7 @@ class Supervisor:
         self.cfg = config or PipelineConfig()
         self.speed = speed
         self.monitor = monitor
+        self.screenshot_at = screenshot_at
         self.on_event = on_event or (lambda *a: None)
         with open_recording(self.edf) as rec:  # validate before anything starts
             self.ch_names, self.duration, self.montage = rec.ch_names, rec.duration, rec.montage
@@ -123,6 +126,13 @@ class Supervisor:
         if self.monitor == "headless":
             env["QT_QPA_PLATFORM"] = "offscreen"
             cmd += ["--screenshot", str(self.out_dir / "monitor.png"), "--exit-on-eos"]
+        if self.screenshot_at is not None:
+            cmd += [
+                "--at",
+                str(self.screenshot_at),
+                "--at-screenshot",
+                str(self.out_dir / f"monitor_at_{self.screenshot_at:g}s.png"),
+            ]
         log_file = open(self.run_dir / "monitor.log", "a")  # noqa: SIM115
         self.procs["monitor"] = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, env=env,
                                                  start_new_session=True)  # fmt: skip
