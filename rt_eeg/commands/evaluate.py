@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import sys
 
@@ -20,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--split",
         choices=("train", "dev", "eval"),
-        help="keep only this split (default: eval for --corpus trees that have one; dev with --sweep)",
+        help="keep only this split (default for a corpus tree: eval, or dev with --sweep; a list is used as given)",
     )
     parser.add_argument("--model", default=None, help="model folder (default models/default)")
     parser.add_argument(
@@ -66,9 +67,10 @@ def run(args: argparse.Namespace) -> int:
     if not source:
         raise RtEegError("give --corpus DIR or --list FILE")
     items = find_recordings(source)
-    split = args.split or (
-        ("dev" if args.sweep else "eval") if any(i.split for i in items) else None
-    )
+    # A corpus tree defaults to its eval split (dev when tuning); a list is taken as given.
+    tree = not args.list and os.path.isdir(source)
+    default = ("dev" if args.sweep else "eval") if tree and any(i.split for i in items) else None
+    split = args.split or default
     if split:
         items = [i for i in items if i.split == split]
     if args.max_files:
