@@ -195,7 +195,12 @@ def ovlp_for(cfg: PostprocessConfig, refs: list, stored: list[dict]) -> dict:
 
 def det_curve(base: PostprocessConfig, refs, stored, thresholds=None) -> list[dict]:
     """Sweep the onset threshold (offset threshold kept at the same ratio): DET points."""
-    thresholds = np.round(np.linspace(0.1, 0.95, 18), 3) if thresholds is None else thresholds
+    # The decoder is trained under a 50/50 class prior, so useful thresholds reach high.
+    thresholds = (
+        np.r_[np.round(np.linspace(0.1, 0.9, 17), 3), 0.93, 0.95, 0.97, 0.98, 0.99]
+        if thresholds is None
+        else thresholds
+    )
     ratio = base.threshold_off / base.threshold_on
     points = []
     for th in thresholds:
@@ -208,7 +213,9 @@ def tune(
     base: PostprocessConfig, refs, stored, target_fa_per_24h: float
 ) -> tuple[PostprocessConfig, list[dict]]:
     """Grid search for the most sensitive configuration within the false-alarm target."""
-    grid = itertools.product((0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9), (1, 2, 3), (2, 4), (0.5, 0.7))
+    grid = itertools.product(
+        (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98), (1, 2, 3), (2, 4), (0.5, 0.7)
+    )
     trials = []
     for th, onset, top_k, off_ratio in grid:
         cfg = base.replace(

@@ -223,3 +223,20 @@ def test_gpu_request_without_gpu(model_dirs):
 def test_import_is_cheap():
     code = "import sys, rt_eeg.decoder, rt_eeg.store, rt_eeg.train, rt_eeg.commands.train\nassert 'tensorflow' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+@pytest.mark.parametrize("arch", ["frame_lstm", "epoch_lstm"])
+def test_inference_is_bit_identical_whatever_the_batch(tmp_path, arch):
+    """Online (one epoch per call) and offline (many epochs per call) give the same bits:
+    the XLA-compiled inference does not depend on batch composition."""
+    from rt_eeg.decoder import Decoder, write_untrained_model
+
+    dec = Decoder(write_untrained_model(tmp_path / arch, arch=arch, seed=5), device="cpu")
+    rng = np.random.default_rng(9)
+    feats = rng.normal(0, 3, (300, 22, 26)).astype(np.float32)
+    times = 0.1 * np.arange(300)
+    stream = dec.open_stream(22)
+    one_by_one = np.concatenate(
+        [dec.predict_many([(stream, feats[i : i + 1], times[i : i + 1])])[0][1] for i in range(300)]
+    )
+    assert np.array_equal(one_by_one, dec.predict_recording(feats))
