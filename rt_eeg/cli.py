@@ -64,7 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``rt-eeg`` console script; returns the process exit code."""
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    args.argv = argv  # the command line as given, for manifests and reports
     if args.command is None:
         parser.print_help()
         return 1

@@ -105,11 +105,16 @@ def reference_annotation(item: CorpusItem, duration: float) -> Annotation | None
 
 def run_corpus(items: list[CorpusItem], out_dir, model_dir, *, post: PostprocessConfig, workers: int | None = None,
                dask: str | None = None, device: str = "cpu", progress: bool = True) -> list[dict]:  # fmt: skip
-    """Run every recording (locally or on Dask) with a progress bar; returns one row each."""
+    """Run every recording (locally or on Dask) with a progress bar; returns one row each.
+
+    Resuming is only safe with the same model and parameters: ``run_config.json`` in the
+    output folder records them, and a folder made with others is refused.
+    """
     from tqdm import tqdm
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    _check_run_config(out_dir, model_dir, post)
     args = [(str(i.edf), str(out_dir), str(model_dir), post.to_dict(), device) for i in items]
     rows: list[dict] = []
     bar = tqdm(total=len(args), unit="rec", disable=not progress, dynamic_ncols=True)
@@ -148,6 +153,25 @@ def run_corpus(items: list[CorpusItem], out_dir, model_dir, *, post: Postprocess
         bar.close()
     order = {a[0]: k for k, a in enumerate(args)}
     return sorted(rows, key=lambda r: order[r["edf"]])
+
+
+def _check_run_config(out_dir: Path, model_dir, post: PostprocessConfig) -> None:
+    import hashlib
+
+    weights = Path(model_dir) / "model.keras"
+    digest = hashlib.sha256(weights.read_bytes()).hexdigest() if weights.is_file() else None
+    current = {"model_sha256": digest, "postprocess": post.to_dict()}
+    path = out_dir / "run_config.json"
+    if path.is_file():
+        try:
+            previous = json.loads(path.read_text())
+        except ValueError:
+            previous = None
+        if previous != current:
+            raise RtEegError("holds outputs of a run with another model or postprocess configuration; "
+                             "use a new --out folder", out_dir)  # fmt: skip
+    else:
+        write_json_atomic(path, current)
 
 
 def _pairs(items, rows) -> tuple[list, list[dict]]:

@@ -370,7 +370,9 @@ def train_from_store(
     with atomic_path(out_dir / MODEL_FILE, suffix=".keras") as tmp:
         model.save(tmp)
     with atomic_path(out_dir / DATA_ORDER_FILE, suffix=".npy") as tmp:
-        np.save(tmp, np.stack(orders).astype(np.int64))
+        order = np.stack(orders)
+        # uint32 halves the file when the indices fit (they do for any corpus below 4e9 windows)
+        np.save(tmp, order.astype(np.uint32 if order.max(initial=0) < 2**32 else np.int64))
     with atomic_path(out_dir / FEATURES_FILE) as tmp:
         feature_config.save(tmp)
     weights_hash = hashlib.sha256(b"".join(v.tobytes() for v in model.get_weights())).hexdigest()
@@ -621,6 +623,9 @@ def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log) -> d
         "variants": rows,
     }
     write_json_atomic(out_dir / MANIFEST_FILE, manifest)
+    # The losing variants' weights are not kept: the comparison lives in the manifest, and a
+    # model folder should hold one model.
+    shutil.rmtree(out_dir / "variants", ignore_errors=True)
     log(f"chosen: {best}")
     return manifest
 

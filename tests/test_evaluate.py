@@ -56,6 +56,11 @@ def test_evaluate_writes_outputs_report_and_resumes(corpus, model_dir, tmp_path)
     again = evaluate(items, out, model_dir, post=PostprocessConfig(), workers=1, progress=False)
     assert {p.name: p.stat().st_mtime_ns for p in out.glob("*.hyp")} == before
     assert again["scores"]["ovlp"] == report["scores"]["ovlp"]
+    # ...but never mixes in outputs of another configuration
+    from rt_eeg.errors import RtEegError
+
+    with pytest.raises(RtEegError, match="another model or postprocess configuration"):
+        evaluate(items, out, model_dir, post=PostprocessConfig(threshold_on=0.9), workers=1, progress=False)
 
 
 def test_dask_local_cluster_gives_the_same_hypotheses(corpus, model_dir, tmp_path):

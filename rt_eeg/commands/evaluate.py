@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
             json.dumps({k: result[k] for k in ("before", "after", "config", "written")}, indent=2)
         )
         return 0
-    command = "rt-eeg " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    command = shlex.join(["rt-eeg", *getattr(args, "argv", sys.argv[1:])])
     report = evaluate(items, args.out, model, post=base, workers=workers, dask=args.dask, device=args.device,
                       progress=not args.quiet, command=command)  # fmt: skip
     print(open(f"{args.out}/report.md", encoding="utf-8").read())

@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         store_dir=args.store,
         workers=args.workers,
         compare=compare,
-        command_line=shlex.join(["rt-eeg", *sys.argv[1:]]),
+        command_line=shlex.join(["rt-eeg", *getattr(args, "argv", sys.argv[1:])]),
         log=lambda line: print(line, flush=True),
     )
     s = manifest["dev_scores"]
