@@ -176,3 +176,44 @@ def test_ctrl_c_flushes_outputs_and_leaves_no_orphans(recording, model_dir, tmp_
         ["pgrep", "-f", f"rt_eeg.pipeline.stages .*{out}"], capture_output=True, text=True
     )
     assert left.stdout.strip() == ""
+
+
+def test_a_stage_that_cannot_start_fails_the_run_with_its_error(recording, model_dir, tmp_path):
+    import shutil
+
+    from rt_eeg.errors import RtEegError
+
+    broken = tmp_path / "broken"
+    shutil.copytree(model_dir, broken)
+    (broken / "model.keras").write_bytes(b"not a keras file")
+    with pytest.raises(RtEegError, match="decoder stage failed to start"):
+        _run(recording, tmp_path / "live", broken)
+    left = subprocess.run(
+        ["pgrep", "-f", f"rt_eeg.pipeline.stages .*{tmp_path}"], capture_output=True, text=True
+    )
+    assert left.stdout.strip() == ""
+
+
+def test_source_dying_mid_stream_still_writes_valid_outputs(recording, model_dir, tmp_path):
+    killed = {}
+
+    def on_event(kind, stage, info):
+        if (
+            kind == "heartbeat"
+            and stage == "source"
+            and info
+            and info["processed"] > 100
+            and not killed
+        ):
+            for pid in subprocess.run(["pgrep", "-f", "rt_eeg.pipeline.stages source"], capture_output=True,
+                                      text=True).stdout.split():  # fmt: skip
+                if str(tmp_path) in Path(f"/proc/{pid}/cmdline").read_text():
+                    os.kill(int(pid), signal.SIGKILL)
+                    killed["pid"] = pid
+
+    metrics = _run(recording, tmp_path / "live", model_dir, speed=5.0, on_event=on_event)
+    assert killed and any(e["stage"] == "source" for e in metrics["errors"])
+    epochs, duration = read_hyp(tmp_path / "live" / f"{recording.stem}.hyp")
+    labels = [e.label for e in epochs]
+    assert duration == pytest.approx(45.0) and labels[-1] == "na" and labels.count("na") < 45
+    read_csv_bi(tmp_path / "live" / f"{recording.stem}.csv_bi")

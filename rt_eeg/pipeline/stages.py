@@ -157,8 +157,7 @@ class RelayStage(StageBase):
         cfg = self.run["config"]
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the source; eos ends us
         self.rx = Receiver(
-            make_socket(self.ctx, zmq.PULL, self.ep[self.in_name], bind=True, hwm=cfg["data_hwm"]),
-            self.name,
+            self.socket(zmq.PULL, self.in_name, bind=True, hwm=cfg["data_hwm"]), self.name
         )
         self.setup()
         self.ctl.send("ready")

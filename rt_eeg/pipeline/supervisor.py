@@ -232,9 +232,52 @@ class Supervisor:
             if proc.poll() is not None:
                 if stage == "source" and proc.returncode == 0:
                     continue
+                if stage not in self.ready and self.incarnation[stage] == 0:
+                    # Failing before ever being ready is a configuration problem (bad model,
+                    # unreadable file): restarting would only fail again.
+                    reported = [e["error"] for e in self.errors if e["stage"] == stage]
+                    raise RtEegError(
+                        f"{stage} stage failed to start: {(reported or [self._last_log_line(stage)])[-1]}"
+                    )
+                if stage == "source":
+                    self._end_stream_for_source(proc.returncode)
+                    continue
                 self.restart(stage, f"exited with code {proc.returncode}")
             elif stage in self.ready and now - self.last_seen[stage] > self.cfg.dead_after_s:
                 self.restart(stage, f"silent for {now - self.last_seen[stage]:.1f} s")
+
+    def _end_stream_for_source(self, returncode: int) -> None:
+        """The source died mid-stream. It cannot resume at the right sample, so the run ends
+        here: end-of-stream is sent on its behalf, the stages flush, and the outputs mark the
+        rest of the recording not analysed."""
+        from rt_eeg.pipeline.messages import encode
+
+        self.errors.append({"stage": "source", "error": f"exited with code {returncode} mid-stream; "
+                            f"the rest of the recording was not analysed"})  # fmt: skip
+        self.done["source"] = {"failed": True}
+        ctx = zmq.Context.instance()
+        sock = make_socket(ctx, zmq.PUSH, self.endpoints["features_in"], bind=False)
+        header = {
+            "kind": "eos",
+            "stream": "supervisor",
+            "seq": 0,
+            "t_emit": time.time(),
+            "interrupted": True,
+        }
+        sock.send_multipart(encode("signal", header))
+        sock.close()  # PUSH lingers until delivered
+
+    def _last_log_line(self, stage: str) -> str:
+        try:
+            lines = [
+                ln for ln in (self.run_dir / f"{stage}.log").read_text().splitlines() if ln.strip()
+            ]
+        except OSError:
+            lines = []
+        useful = [ln for ln in lines if "Error" in ln or "error" in ln] or lines
+        return (
+            useful[-1].strip() if useful else f"no output (see {self.run_dir / (stage + '.log')})"
+        )
 
     def _shutdown(self) -> None:
         monitor = self.procs.get("monitor")
