@@ -159,7 +159,8 @@ class Supervisor:
         cmd = make_socket(ctx, zmq.PUSH, self.endpoints["source_cmd"], bind=False)
         interrupted = False
         try:
-            for stage in DETECTION_STAGES:
+            # The decoder (TensorFlow import, model load, XLA warm-up) takes longest: start it first.
+            for stage in sorted(DETECTION_STAGES, key=lambda st: st != "decoder"):
                 self._spawn(stage)
             if self.monitor:
                 self._spawn_monitor()
