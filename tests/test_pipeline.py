@@ -217,3 +217,13 @@ def test_source_dying_mid_stream_still_writes_valid_outputs(recording, model_dir
     labels = [e.label for e in epochs]
     assert duration == pytest.approx(45.0) and labels[-1] == "na" and labels.count("na") < 45
     read_csv_bi(tmp_path / "live" / f"{recording.stem}.csv_bi")
+
+
+def test_max_speed_on_ten_minutes_loses_nothing(model_dir, tmp_path):
+    """Regression: stages that exited right after end-of-stream lost what the next stage had
+    not read yet (ipc, full queues). Stages now wait for the supervisor's release."""
+    sample = Path(__file__).resolve().parents[1] / "data_samples" / "sample_s001_t000.edf"
+    metrics = _run(sample, tmp_path / "live", model_dir)
+    epochs, _ = read_hyp(tmp_path / "live" / "sample_s001_t000.hyp")
+    assert metrics["n_decisions"] == 600 and [e.label for e in epochs].count("na") == 0
+    assert metrics["frames_streamed"] == 6000 and not metrics["detection_path_gaps"]

@@ -63,6 +63,21 @@ class StageBase:
         self.sockets.append(sock)
         return sock
 
+    def wait_for_release(self) -> None:
+        """After end of stream, stay alive (heartbeating) until the supervisor sends SIGTERM.
+
+        A message counts as sent once it is in the kernel's socket buffer, so a stage that
+        exits right after its last send can lose what the next stage has not read yet (seen
+        with ipc:// when the receiver's queue was full). Only the supervisor knows when the
+        whole run is finished.
+        """
+        released = {"flag": False}
+        signal.signal(signal.SIGTERM, lambda *_: released.update(flag=True))
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        while not released["flag"]:
+            time.sleep(0.05)
+            self.ctl.beat()
+
     def close(self) -> None:
         # Closing each socket (not ctx.destroy) honours its linger: queued data still goes out.
         for sock in self.sockets + [self.ctl.sock]:
@@ -186,7 +201,11 @@ class RelayStage(StageBase):
         self.ctl.send(
             "eos",
             stats=self.stats()
-            | {"malformed": self.rx.malformed, "gaps": self.rx.gaps}
+            | {
+                "malformed": self.rx.malformed,
+                "gaps": self.rx.gaps,
+                "sent": (self.out if hasattr(self, "out") else self.pub).seq,
+            }
             | self.extra_stats(),
         )
         return 0
@@ -377,7 +396,9 @@ def main(argv: list[str] | None = None) -> int:
     run = json.loads(Path(run_json).read_text())
     stage = STAGES[name](run, incarnation)
     try:
-        return stage.main()
+        rc = stage.main()
+        stage.wait_for_release()
+        return rc
     except Exception as err:  # report to the supervisor, then exit non-zero (it restarts us)
         log.exception("stage %s failed", name)
         stage.ctl.send("heartbeat", error=f"{type(err).__name__}: {err}")

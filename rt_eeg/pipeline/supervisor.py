@@ -281,24 +281,21 @@ class Supervisor:
         )
 
     def _shutdown(self) -> None:
+        """Release every stage (SIGTERM; finished stages wait for it so that nothing they
+        sent is lost), give the headless monitor time for its last screenshot, then make
+        sure no child outlives the run."""
         monitor = self.procs.get("monitor")
-        if monitor is not None and self.monitor == "headless":
-            try:  # let the offscreen monitor take its end-of-stream screenshot
-                monitor.wait(10)
-            except subprocess.TimeoutExpired:
-                pass
         for proc in self.procs.values():
-            if proc.poll() is None and proc is not monitor:
-                try:
-                    proc.wait(5)
-                except subprocess.TimeoutExpired:
-                    pass
-        for proc in self.procs.values():
-            if proc.poll() is None:
+            if proc is not monitor and proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
+        if monitor is not None and monitor.poll() is None:
+            try:
+                monitor.wait(10 if self.monitor == "headless" else 0.1)
+            except subprocess.TimeoutExpired:
+                monitor.send_signal(signal.SIGTERM)
         for proc in self.procs.values():
             try:
-                proc.wait(3)
+                proc.wait(5)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(3)
