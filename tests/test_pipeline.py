@@ -117,25 +117,33 @@ def test_replay_max_speed_equals_offline_detector(recording, model_dir, tmp_path
     assert metrics["time_to_first_decision_s"] > 0
 
 
-def test_killing_feature_extractor_mid_stream_is_survived(recording, model_dir, tmp_path):
-    killed = {}
+def _killer(tmp_path: Path, stage: str, after_frames: int):
+    """An on_event hook that SIGKILLs this test's ``stage`` process once the source has
+    streamed ``after_frames`` frames; returns (hook, record of what it killed)."""
+    killed: dict = {}
 
-    def on_event(kind, stage, info):
-        # Kill the feature extractor once the source has streamed ~15 s of signal.
+    def on_event(kind, who, info):
         if (
             kind == "heartbeat"
-            and stage == "source"
+            and who == "source"
             and info
-            and info["processed"] > 150
+            and info["processed"] > after_frames
             and not killed
         ):
-            killed["at"] = info["processed"]
-            for line in subprocess.run(["pgrep", "-f", "rt_eeg.pipeline.stages features"], capture_output=True,
-                                       text=True).stdout.split():  # fmt: skip
-                if str(tmp_path) in Path(f"/proc/{line}/cmdline").read_text():
-                    os.kill(int(line), signal.SIGKILL)
-                    killed["pid"] = int(line)
+            pids = subprocess.run(
+                ["pgrep", "-f", f"rt_eeg.pipeline.stages {stage}"], capture_output=True, text=True
+            )
+            for pid in pids.stdout.split():
+                if str(tmp_path) in Path(f"/proc/{pid}/cmdline").read_text():
+                    os.kill(int(pid), signal.SIGKILL)
+                    killed["pid"] = int(pid)
 
+    return on_event, killed
+
+
+def test_killing_feature_extractor_mid_stream_is_survived(recording, model_dir, tmp_path):
+    # Kill the feature extractor once the source has streamed ~15 s of signal.
+    on_event, killed = _killer(tmp_path, "features", 150)
     metrics = _run(recording, tmp_path / "live", model_dir, speed=5.0, on_event=on_event)
     assert killed.get("pid"), "the feature extractor was never killed"
     assert [r["stage"] for r in metrics["restarts"]] == ["features"]
@@ -195,22 +203,7 @@ def test_a_stage_that_cannot_start_fails_the_run_with_its_error(recording, model
 
 
 def test_source_dying_mid_stream_still_writes_valid_outputs(recording, model_dir, tmp_path):
-    killed = {}
-
-    def on_event(kind, stage, info):
-        if (
-            kind == "heartbeat"
-            and stage == "source"
-            and info
-            and info["processed"] > 100
-            and not killed
-        ):
-            for pid in subprocess.run(["pgrep", "-f", "rt_eeg.pipeline.stages source"], capture_output=True,
-                                      text=True).stdout.split():  # fmt: skip
-                if str(tmp_path) in Path(f"/proc/{pid}/cmdline").read_text():
-                    os.kill(int(pid), signal.SIGKILL)
-                    killed["pid"] = pid
-
+    on_event, killed = _killer(tmp_path, "source", 100)
     metrics = _run(recording, tmp_path / "live", model_dir, speed=5.0, on_event=on_event)
     assert killed and any(e["stage"] == "source" for e in metrics["errors"])
     epochs, duration = read_hyp(tmp_path / "live" / f"{recording.stem}.hyp")
