@@ -238,6 +238,19 @@ class Postprocessor:
         self._next_start = start + n * cfg.epoch_s
         return out
 
+    def restart(self, resume_at: float | None = None) -> None:
+        """Forget the state after an upstream restart: no event continues across it.
+
+        Parameters
+        ----------
+        resume_at : float, optional
+            Start of the next epoch expected (epochs skipped before the next push are then
+            marked 'na'); default: where this postprocessor left off.
+        """
+        nxt = self._next_start if resume_at is None else resume_at
+        self._reset()
+        self._next_start = nxt
+
     def flush(self) -> list[Decision]:
         """End of stream: nothing is pending (decisions are never delayed)."""
         return []

@@ -220,3 +220,13 @@ def test_max_speed_on_ten_minutes_loses_nothing(model_dir, tmp_path):
     epochs, _ = read_hyp(tmp_path / "live" / "sample_s001_t000.hyp")
     assert metrics["n_decisions"] == 600 and [e.label for e in epochs].count("na") == 0
     assert metrics["frames_streamed"] == 6000 and not metrics["detection_path_gaps"]
+
+
+def test_killing_postprocessor_keeps_every_decision_already_made(recording, model_dir, tmp_path):
+    on_event, killed = _killer(tmp_path, "postprocess", 250)
+    metrics = _run(recording, tmp_path / "live", model_dir, speed=5.0, on_event=on_event)
+    assert killed and [r["stage"] for r in metrics["restarts"]] == ["postprocess"]
+    epochs, _ = read_hyp(tmp_path / "live" / f"{recording.stem}.hyp")
+    labels = [e.label for e in epochs]
+    assert len(labels) == 45 and labels[:20].count("na") == 0  # journalled before the kill
+    assert labels[-5:].count("na") == 0  # and it carried on after the restart

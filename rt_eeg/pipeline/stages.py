@@ -321,7 +321,7 @@ class PostprocessStage(RelayStage):
 
     def setup(self) -> None:
         from rt_eeg.config import PipelineConfig, load_postprocess_config
-        from rt_eeg.postprocess import Decision, Postprocessor
+        from rt_eeg.postprocess import Postprocessor
 
         pcfg = PipelineConfig.from_dict(self.run["config"]).postprocess
         self.post = Postprocessor(
@@ -332,27 +332,35 @@ class PostprocessStage(RelayStage):
         # The journal keeps every decision on disk as it is made, so a restarted postprocessor
         # (or a crash) loses nothing already decided.
         self.journal_path = Path(self.run["run_dir"]) / "decisions.jsonl"
-        self.decisions = []
-        if self.journal_path.exists():
-            for line in self.journal_path.read_text().splitlines():
-                try:
-                    self.decisions.append(
-                        Decision(
-                            **{**json.loads(line), "channels": tuple(json.loads(line)["channels"])}
-                        )
-                    )
-                except (ValueError, TypeError, KeyError):
-                    break  # a torn last line from a crash
+        self.decisions = self._read_journal()
         if self.decisions:
-            self.post.gap(self.decisions[-1].stop, self.decisions[-1].stop)  # resume after them
+            self.post.restart(resume_at=self.decisions[-1].stop)  # carry on after them
         self.journal = open(self.journal_path, "a", encoding="utf-8")  # noqa: SIM115
         self.latency_ms: list[float] = []
         self.first_decision_wall: float | None = None
 
+    def _read_journal(self) -> list:
+        """Decisions journalled by a predecessor; a torn last line (crash mid-write) is
+        dropped and the journal rewritten without it."""
+        from rt_eeg.io.atomic import write_text_atomic
+        from rt_eeg.postprocess import Decision
+
+        if not self.journal_path.exists():
+            return []
+        decisions, good = [], []
+        for line in self.journal_path.read_text().splitlines():
+            try:
+                rec = json.loads(line)
+                decisions.append(Decision(**{**rec, "channels": tuple(rec["channels"])}))
+            except (ValueError, TypeError, KeyError):
+                break
+            good.append(line)
+        write_text_atomic(self.journal_path, "".join(f"{ln}\n" for ln in good))
+        return decisions
+
     def handle(self, msg) -> None:
         if msg.header.get("reset"):
-            nxt = self.post._next_start
-            self.post.gap(nxt, nxt) if nxt is not None else None
+            self.post.restart()
         for d in self.post.push(float(msg.header["t0"]), msg.payload):
             self._publish(d, msg.payload, msg.header["t_emit"])
 
