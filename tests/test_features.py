@@ -107,7 +107,8 @@ def test_streaming_equals_batch_10_min_22_channels(ten_minutes, ten_minutes_batc
 
 
 def test_streaming_equals_batch_on_real_tuh_snippets(shared_dir):
-    edf = pytest.importorskip("rt_eeg.io.edf")
+    import rt_eeg.io.edf as edf
+
     files = sorted((shared_dir / "data" / "tuh_real_snippets").glob("*.edf"))
     if not files:
         pytest.skip("no EDF in tuh_real_snippets")
@@ -120,7 +121,8 @@ def test_streaming_equals_batch_on_real_tuh_snippets(shared_dir):
 
 def test_streaming_fed_by_recording_chunks_equals_batch(shared_dir):
     """The live path: ``Recording.chunks(25)`` frame by frame (the 256 Hz file is resampled)."""
-    edf = pytest.importorskip("rt_eeg.io.edf")
+    import rt_eeg.io.edf as edf
+
     path = shared_dir / "data" / "tuh_real_snippets" / "00009578_s006_t001.edf"
     if not path.is_file():
         pytest.skip(f"{path.name} not found")
@@ -382,9 +384,9 @@ def test_config_errors_name_file_and_key(tmp_path):
 
 
 def test_cli_features_batch_and_streaming(tmp_path):
-    edf = pytest.importorskip("rt_eeg.io.edf")
     from edf_factory import tuh_like
 
+    import rt_eeg.io.edf as edf
     from rt_eeg.cli import main
 
     path, _ = tuh_like(tmp_path / "rec.edf", 12.0, 256.0, rng=np.random.default_rng(2))
@@ -404,7 +406,6 @@ def test_cli_features_batch_and_streaming(tmp_path):
 
 
 def test_cli_features_bad_file(tmp_path, capsys):
-    pytest.importorskip("rt_eeg.io.edf")
     from rt_eeg.cli import main
 
     bad = tmp_path / "bad.edf"

@@ -108,22 +108,13 @@ class _ChannelAxis(pg.AxisItem):
             p.drawText(rect, int(flags), text)
 
 
-class _BandItem(pg.GraphicsObject):
-    """Decision colours over a horizontal band of the plot.
+class _StripItem(pg.GraphicsObject):
+    """A horizontal band ``y0..y1`` whose x extent follows the visible time range."""
 
-    ``strip=True``: opaque, with text (SEIZ + confidence, BCKG, not analysed).
-    ``strip=False``: semi-transparent, behind the traces.
-    """
-
-    def __init__(self, window: MonitorWindow, y0: float, y1: float, *, strip: bool):
+    def __init__(self, y0: float, y1: float):
         super().__init__()
-        self._w = window
         self.y0, self.y1 = y0, y1
-        self.strip = strip
         self._rect = QtCore.QRectF(0.0, y0, 1.0, y1 - y0)
-        self._font = QtGui.QFont()
-        self._font.setBold(True)
-        self._font.setPointSize(11)
 
     def set_extent(self, x0: float, x1: float) -> None:
         rect = QtCore.QRectF(x0, self.y0, max(x1 - x0, 1e-6), self.y1 - self.y0)
@@ -134,6 +125,22 @@ class _BandItem(pg.GraphicsObject):
 
     def boundingRect(self):  # noqa: N802
         return self._rect
+
+
+class _BandItem(_StripItem):
+    """Decision colours over a horizontal band of the plot.
+
+    ``strip=True``: opaque, with text (SEIZ + confidence, BCKG, not analysed).
+    ``strip=False``: semi-transparent, behind the traces.
+    """
+
+    def __init__(self, window: MonitorWindow, y0: float, y1: float, *, strip: bool):
+        super().__init__(y0, y1)
+        self._w = window
+        self.strip = strip
+        self._font = QtGui.QFont()
+        self._font.setBold(True)
+        self._font.setPointSize(11)
 
     def paint(self, p, *args):
         x0, x1 = self._rect.left(), self._rect.right()
@@ -189,24 +196,12 @@ class _BandItem(pg.GraphicsObject):
         p.restore()
 
 
-class _RefItem(pg.GraphicsObject):
+class _RefItem(_StripItem):
     """Reference (expert) seizure annotations in their own strip, for review."""
 
     def __init__(self, events: list[tuple[float, float]], y0: float, y1: float):
-        super().__init__()
+        super().__init__(y0, y1)
         self.events = sorted(events)
-        self.y0, self.y1 = y0, y1
-        self._rect = QtCore.QRectF(0.0, y0, 1.0, y1 - y0)
-
-    def set_extent(self, x0: float, x1: float) -> None:
-        rect = QtCore.QRectF(x0, self.y0, max(x1 - x0, 1e-6), self.y1 - self.y0)
-        if rect != self._rect:
-            self.prepareGeometryChange()
-            self._rect = rect
-        self.update()
-
-    def boundingRect(self):  # noqa: N802
-        return self._rect
 
     def paint(self, p, *args):
         x0, x1 = self._rect.left(), self._rect.right()
