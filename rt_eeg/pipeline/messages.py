@@ -6,13 +6,19 @@ clock when the source emitted the frame this message derives from, for latency).
 messages add ``t0`` (signal seconds), ``shape`` and ``dtype`` describing the payload; topics
 add their own keys (``sfreq`` and ``ch_names`` for ``signal``; ``start``, ``stop``, ``label``,
 ``confidence``, ``channels`` for ``decision``). The payload is the raw C-contiguous
-little-endian float32 buffer, time-first. :func:`decode` validates everything and raises
-:class:`MessageError` (never anything else) for a malformed message.
+little-endian float32 buffer, time-first.
+
+:func:`decode` validates everything that can be checked on one message (sizes, JSON depth,
+the type of every known key, shape against payload length, finite numbers) and raises
+:class:`MessageError` (never anything else) for a malformed message. What needs the stream's
+context (channel count, sequence order, t0 against the recording) is checked by
+:class:`Expect`, which the receivers apply after :func:`decode`.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,11 +26,67 @@ import numpy as np
 VERSION = 1
 KINDS = frozenset({"data", "eos", "heartbeat", "ready"})
 TOPICS = frozenset({"signal", "features", "probs", "decision", "control"})
+#: Kinds allowed per topic: the control line carries no data, the data path no heartbeats.
+TOPIC_KINDS = {
+    "control": frozenset({"ready", "heartbeat", "eos"}),
+    **{t: frozenset({"data", "eos"}) for t in ("signal", "features", "probs", "decision")},
+}
 MAX_PAYLOAD_BYTES = 64 << 20
+MAX_HEADER_BYTES = 64 << 10
+MAX_JSON_DEPTH = 8
+MAX_NDIM = 4
+MAX_STRING = 4096
 
 
 class MessageError(ValueError):
     """A malformed message: counted and logged by the receiver, never fatal."""
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_num(x) -> bool:
+    return (_is_int(x) or isinstance(x, float)) and math.isfinite(x)
+
+
+def _is_str(x) -> bool:
+    return isinstance(x, str) and len(x) <= MAX_STRING
+
+
+def _str_list(x) -> bool:
+    return isinstance(x, list) and len(x) <= 1024 and all(_is_str(s) for s in x)
+
+
+#: Every key a header may carry, with the check its value must pass. Unknown keys are
+#: tolerated (forward compatibility) but must still fit the size and depth limits.
+FIELDS = {
+    "v": lambda x: _is_int(x) and x == VERSION,
+    "kind": lambda x: isinstance(x, str) and x in KINDS,
+    "seq": lambda x: _is_int(x) and x >= 0,
+    "stream": lambda x: isinstance(x, str) and 0 < len(x) <= 64,
+    "incarnation": lambda x: _is_int(x) and x >= 0,
+    "t_emit": lambda x: _is_num(x) and x >= 0,
+    "t0": lambda x: _is_num(x) and x >= 0,
+    "dtype": lambda x: x == "float32",
+    "shape": lambda x: (
+        isinstance(x, list) and len(x) <= MAX_NDIM and all(_is_int(s) and s >= 0 for s in x)
+    ),
+    "reset": lambda x: isinstance(x, bool),
+    "interrupted": lambda x: isinstance(x, bool),
+    "n_frames": lambda x: _is_int(x) and x >= 0,
+    "sfreq": lambda x: _is_num(x) and x > 0,
+    "ch_names": _str_list,
+    "pid": lambda x: _is_int(x) and x >= 0,
+    "error": _is_str,
+    "stats": lambda x: isinstance(x, dict),
+    "start": _is_num,
+    "stop": _is_num,
+    "label": _is_str,
+    "confidence": _is_num,
+    "score": lambda x: x is None or _is_num(x),
+    "channels": _str_list,
+}
 
 
 @dataclass
@@ -43,6 +105,14 @@ class Message:
     def seq(self) -> int:
         return self.header["seq"]
 
+    @property
+    def stream(self) -> str:
+        return self.header.get("stream", "")
+
+    @property
+    def incarnation(self) -> int:
+        return self.header.get("incarnation", 0)
+
 
 def encode(topic: str, header: dict, payload: np.ndarray | None = None) -> list[bytes]:
     """Encode a message as three frames; ``shape`` and ``dtype`` are filled from ``payload``."""
@@ -58,53 +128,132 @@ def encode(topic: str, header: dict, payload: np.ndarray | None = None) -> list[
     return [topic.encode("ascii"), json.dumps(h, separators=(",", ":")).encode("utf-8"), body]
 
 
+def _reject_constant(name: str):
+    raise MessageError(f"header holds {name}")
+
+
+def _depth(obj, limit: int) -> int:
+    """Nesting depth of a parsed JSON value (iterative: no recursion on hostile input)."""
+    deepest, stack = 0, [(obj, 1)]
+    while stack:
+        node, d = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, d)
+            if deepest > limit:
+                return deepest
+            stack.extend((c, d + 1) for c in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def _header(header_b: bytes) -> dict:
+    if len(header_b) > MAX_HEADER_BYTES:
+        raise MessageError(f"header of {len(header_b)} bytes exceeds {MAX_HEADER_BYTES}")
+    try:
+        header = json.loads(header_b, parse_constant=_reject_constant)
+    except RecursionError:
+        raise MessageError("header JSON nested too deeply") from None
+    except (ValueError, UnicodeDecodeError) as err:
+        if isinstance(err, MessageError):
+            raise
+        raise MessageError(f"header is not JSON ({str(err)[:80]})") from None
+    if not isinstance(header, dict):
+        raise MessageError("header is not a JSON object")
+    if _depth(header, MAX_JSON_DEPTH) > MAX_JSON_DEPTH:
+        raise MessageError(f"header JSON nested deeper than {MAX_JSON_DEPTH}")
+    for key, ok in FIELDS.items():
+        if key in header and not ok(header[key]):
+            raise MessageError(f"bad {key}: {str(header[key])[:60]!r}")
+    for key in ("v", "kind", "seq"):
+        if key not in header:
+            raise MessageError(f"header without {key}")
+    return header
+
+
 def decode(parts: list[bytes]) -> Message:
     """Decode and validate a multipart message.
 
     Raises
     ------
     MessageError
-        Wrong number of frames, unknown topic or kind, bad JSON, missing keys, or a payload
-        whose size does not match its declared shape.
+        Wrong number of frames, unknown topic or kind, bad or oversized JSON, a known key of
+        the wrong type or out of range, a kind that does not belong on the topic, or a
+        payload whose size does not match its declared shape or holds NaN/Inf.
     """
-    if len(parts) != 3:
-        raise MessageError(f"expected 3 frames, got {len(parts)}")
+    if not isinstance(parts, list | tuple) or len(parts) != 3:
+        raise MessageError(
+            f"expected 3 frames, got {len(parts) if hasattr(parts, '__len__') else '?'}"
+        )
     topic_b, header_b, body = (bytes(p) for p in parts)
     try:
         topic = topic_b.decode("ascii")
     except UnicodeDecodeError:
         raise MessageError("topic is not ASCII") from None
     if topic not in TOPICS:
-        raise MessageError(f"unknown topic {topic!r}")
-    try:
-        header = json.loads(header_b)
-    except (ValueError, UnicodeDecodeError) as err:
-        raise MessageError(f"header is not JSON ({err})") from None
-    if not isinstance(header, dict):
-        raise MessageError("header is not a JSON object")
-    if header.get("v") != VERSION:
-        raise MessageError(f"unsupported version {header.get('v')!r}")
-    if header.get("kind") not in KINDS:
-        raise MessageError(f"unknown kind {header.get('kind')!r}")
-    if not isinstance(header.get("seq"), int) or isinstance(header.get("seq"), bool):
-        raise MessageError("missing or non-integer seq")
-    if header["kind"] != "data":
+        raise MessageError(f"unknown topic {topic[:40]!r}")
+    header = _header(header_b)
+    kind = header["kind"]
+    if kind not in TOPIC_KINDS[topic]:
+        raise MessageError(f"{kind} message on topic {topic}")
+    if kind != "data":
         if body:
-            raise MessageError(f"{header['kind']} message carries a payload")
+            raise MessageError(f"{kind} message carries a payload")
         return Message(topic, header, None)
     shape = header.get("shape")
-    if (
-        header.get("dtype") != "float32"
-        or not isinstance(shape, list)
-        or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape)
-    ):
-        raise MessageError("data message without a valid float32 shape")
-    if not isinstance(header.get("t0"), (int, float)):
-        raise MessageError("data message without numeric t0")
-    n = int(np.prod(shape, dtype=np.int64)) * 4
-    if n != len(body) or n > MAX_PAYLOAD_BYTES:
+    if header.get("dtype") != "float32" or shape is None:
+        raise MessageError("data message without a float32 shape")
+    if "t0" not in header:
+        raise MessageError("data message without t0")
+    n = 4
+    for s in shape:  # Python ints: a declared [2**62, 4] cannot wrap around to 0
+        n *= s
+        if n > MAX_PAYLOAD_BYTES:
+            raise MessageError(f"declared shape {shape} exceeds {MAX_PAYLOAD_BYTES} bytes")
+    if n != len(body):
         raise MessageError(f"payload of {len(body)} bytes does not match shape {shape}")
     payload = np.frombuffer(body, dtype="<f4").reshape(shape)
     if not np.isfinite(payload).all():
         raise MessageError("payload holds NaN or Inf")
     return Message(topic, header, payload)
+
+
+@dataclass
+class Expect:
+    """What one input socket expects, checked after :func:`decode`.
+
+    Parameters
+    ----------
+    topic : str
+        The only topic accepted.
+    trailing : tuple of int
+        Payload shape after the time axis, e.g. ``(22,)`` for signal frames,
+        ``(22, 26)`` for feature frames, ``()`` with ``ndim=1`` for probabilities.
+    time_axis : bool
+        Whether the payload's first axis is time (signal, features) or not (probs).
+    max_t0 : float
+        Latest plausible ``t0``: the recording's duration plus a margin.
+    """
+
+    topic: str
+    trailing: tuple[int, ...]
+    time_axis: bool = True
+    max_t0: float = math.inf
+
+    def check(self, msg: Message) -> None:
+        """Raise MessageError if ``msg`` does not fit this input."""
+        if msg.topic != self.topic:
+            raise MessageError(f"topic {msg.topic} on the {self.topic} input")
+        if msg.kind != "data":
+            return
+        shape = msg.payload.shape
+        want = ("n", *self.trailing) if self.time_axis else self.trailing
+        if (
+            len(shape) != len(want)
+            or tuple(shape[1:] if self.time_axis else shape) != self.trailing
+        ):
+            raise MessageError(f"payload shape {list(shape)} does not fit {list(want)}")
+        if self.time_axis and shape[0] == 0:
+            raise MessageError("empty payload")
+        if msg.header["t0"] > self.max_t0:
+            raise MessageError(
+                f"t0 {msg.header['t0']:g} s is beyond the recording ({self.max_t0:g} s)"
+            )
