@@ -231,17 +231,34 @@ class Expect:
         Whether the payload's first axis is time (signal, features) or not (probs).
     max_t0 : float
         Latest plausible ``t0``: the recording's duration plus a margin.
+    step_s : float
+        Signal seconds per row of the time axis, or per message without one (an epoch).
+    streams : frozenset of str
+        Senders accepted on this input (the upstream stage; ``supervisor`` for the
+        end-of-stream it sends on a dead stage's behalf). Empty: any.
+    max_jump_s : float
+        Largest plausible step of ``t0`` past where its stream should continue. Losses across
+        a restart are bounded by the queues (high-water marks), far below this.
     """
 
     topic: str
     trailing: tuple[int, ...]
     time_axis: bool = True
     max_t0: float = math.inf
+    step_s: float = 0.0
+    streams: frozenset = frozenset()
+    max_jump_s: float = 600.0
+
+    def span_s(self, msg: Message) -> float:
+        """Signal seconds a data message covers (where the next one should start)."""
+        return self.step_s * (len(msg.payload) if self.time_axis else 1)
 
     def check(self, msg: Message) -> None:
         """Raise MessageError if ``msg`` does not fit this input."""
         if msg.topic != self.topic:
             raise MessageError(f"topic {msg.topic} on the {self.topic} input")
+        if self.streams and msg.stream not in self.streams:
+            raise MessageError(f"unexpected sender {msg.stream[:40]!r}")
         if msg.kind != "data":
             return
         shape = msg.payload.shape

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import math
 import os
 import signal
 import socket
@@ -21,7 +22,7 @@ import numpy as np
 import zmq
 
 from rt_eeg.config import ENDPOINT_NAMES
-from rt_eeg.pipeline.messages import Message, MessageError, decode, encode
+from rt_eeg.pipeline.messages import Expect, Message, MessageError, decode, encode
 
 log = logging.getLogger("rt_eeg.pipeline")
 
@@ -52,13 +53,20 @@ def default_endpoints(
     return eps, folder
 
 
-def die_with_parent() -> None:
-    """Ask Linux to SIGTERM this process when its parent (the supervisor) dies: no orphans."""
+def die_with_parent(parent_pid: int | None = None) -> None:
+    """Ask Linux to SIGKILL this process when its parent (the supervisor) dies: no orphans.
+
+    SIGKILL, not SIGTERM: a stage blocked on back-pressure or waiting for its release has no
+    use without the supervisor, and must not be able to linger. ``parent_pid`` closes the race
+    of a parent that died before the request was made.
+    """
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
-        pass  # not Linux: the supervisor's own cleanup still applies
+        return  # not Linux: the supervisor's own cleanup still applies
+    if parent_pid is not None and os.getppid() != parent_pid:
+        os._exit(1)
 
 
 #: How long a closing stage keeps delivering its queued detection-path messages (ms).
@@ -127,14 +135,53 @@ class Sender:
                 return False
 
 
-class Receiver:
-    """Receives, validates and sequence-checks messages; malformed ones are counted, not fatal."""
+#: Gap records kept per receiver (a flood of bad sequence numbers must not grow memory).
+MAX_GAP_RECORDS = 100
+#: A jump of more sequence numbers than this within one incarnation is not believed.
+MAX_SEQ_JUMP = 10_000
+#: Seconds between two warnings about malformed messages (the count is always exact).
+LOG_EVERY_S = 5.0
 
-    def __init__(self, sock: zmq.Socket, name: str):
-        self.sock, self.name = sock, name
+
+class Receiver:
+    """Receives, validates and order-checks messages; malformed ones are counted, not fatal.
+
+    Parameters
+    ----------
+    sock : zmq.Socket
+        The bound PULL input.
+    name : str
+        Stage name, for the log.
+    expect : Expect, optional
+        Topic, payload shape and t0 range this input accepts.
+
+    Everything that fails :func:`decode` or ``expect`` is dropped and counted in
+    ``malformed``, and so is a message whose ``seq`` repeats or goes back within its
+    sender's incarnation, or whose ``t0`` goes back in its stream. Sequence jumps and time
+    jumps (signal lost, e.g. across an upstream restart) are recorded in ``gaps``.
+    """
+
+    def __init__(
+        self,
+        sock: zmq.Socket,
+        name: str,
+        expect: Expect | None = None,
+        start_t: float | None = None,
+    ):
+        self.sock, self.name, self.expect = sock, name, expect
+        self.start_t = start_t  # where a stream should begin (None: unknown, after a restart)
         self.malformed = 0
         self.gaps: list[dict] = []
+        self.n_gaps = 0
         self._expected: dict[tuple[str, int], int] = {}
+        self._next_t: dict[str, float] = {}
+        self._last_log = -math.inf
+        self._unlogged = 0
+
+    def expect_time(self, stream: str, t: float) -> None:
+        """Signal time the next data message of ``stream`` should start at (a restarted
+        stage seeds it from what its predecessor finished, so a loss shows as a gap)."""
+        self._next_t[stream] = t
 
     def recv(self, timeout_ms: int) -> Message | None:
         """One valid message, or None on timeout or a malformed message."""
@@ -143,26 +190,58 @@ class Receiver:
         parts = self.sock.recv_multipart()
         try:
             msg = decode(parts)
+            if self.expect is not None:
+                self.expect.check(msg)
+            self._check_order(msg)
         except MessageError as err:
-            self.malformed += 1
-            log.warning("%s: malformed message dropped (%s)", self.name, err)
+            self._drop(err)
             return None
-        key = (msg.header.get("stream", ""), int(msg.header.get("incarnation", 0)))
-        exp = self._expected.get(key)
-        if exp is not None and msg.seq != exp:
-            self.gaps.append(
-                {
-                    "stream": key[0],
-                    "expected_seq": exp,
-                    "got_seq": msg.seq,
-                    "t": msg.header.get("t0"),
-                }
-            )
-            log.warning(
-                "%s: sequence gap from %s: expected %d, got %d", self.name, key[0], exp, msg.seq
-            )
-        self._expected[key] = msg.seq + 1
         return msg
+
+    def _drop(self, err: MessageError) -> None:
+        self.malformed += 1
+        now = time.monotonic()
+        if now - self._last_log >= LOG_EVERY_S:
+            more = f"; {self._unlogged} more since the last warning" if self._unlogged else ""
+            log.warning("%s: malformed message dropped (%s)%s", self.name, err, more)
+            self._last_log, self._unlogged = now, 0
+        else:
+            self._unlogged += 1
+
+    def _gap(self, record: dict) -> None:
+        self.n_gaps += 1
+        if len(self.gaps) < MAX_GAP_RECORDS:
+            self.gaps.append(record)
+        log.warning("%s: gap %s", self.name, record)
+
+    def _check_order(self, msg: Message) -> None:
+        key = (msg.stream, msg.incarnation)
+        exp = self._expected.get(key)
+        if exp is not None and msg.seq < exp:
+            raise MessageError(f"seq {msg.seq} from {key[0]} repeats or goes back (expected {exp})")
+        if exp is not None and msg.seq > exp + MAX_SEQ_JUMP:
+            raise MessageError(f"seq {msg.seq} from {key[0]} jumps ahead of {exp}")
+        t0 = msg.header.get("t0") if msg.kind == "data" else None
+        nxt = self._next_t.get(msg.stream)
+        if t0 is not None and nxt is not None and t0 < nxt - 1e-3:
+            raise MessageError(f"t0 {t0:g} from {key[0]} goes back (expected {nxt:g})")
+        ref = nxt if nxt is not None else self.start_t
+        if t0 is not None and ref is not None and self.expect is not None:
+            if t0 > ref + self.expect.max_jump_s:
+                raise MessageError(f"t0 {t0:g} from {key[0]} jumps ahead of {ref:g}")
+        if exp is not None and msg.seq != exp:
+            self._gap({"stream": key[0], "incarnation": key[1], "expected_seq": exp,
+                       "got_seq": msg.seq, "t": t0})  # fmt: skip
+        if t0 is not None and nxt is not None and t0 > nxt + 1e-3:
+            self._gap({"stream": key[0], "incarnation": key[1], "from_t": round(nxt, 3),
+                       "to_t": round(t0, 3), "lost_s": round(t0 - nxt, 3)})  # fmt: skip
+        self._expected[key] = msg.seq + 1
+        if t0 is not None and self.expect is not None:
+            self._next_t[msg.stream] = t0 + self.expect.span_s(msg)
+
+    def stats(self) -> dict:
+        """Counters for the supervisor's metrics."""
+        return {"malformed": self.malformed, "gaps": list(self.gaps), "n_gaps": self.n_gaps}
 
 
 class Control:
