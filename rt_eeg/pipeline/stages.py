@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import signal
 import sys
 import time
@@ -19,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import zmq
 
+from rt_eeg.pipeline.journal import decision_record, read_journal
+from rt_eeg.pipeline.messages import Expect
 from rt_eeg.pipeline.transport import (
     Control,
     Receiver,
@@ -49,6 +52,7 @@ class StageBase:
         self.proc_ms: list[float] = []
         self.ctl.stats = {"processed": 0}
         self.stopping = False
+        self.released = False  # SIGTERM already received: no release left to wait for
 
     def stats(self) -> dict:
         return {
@@ -71,10 +75,9 @@ class StageBase:
         with ipc:// when the receiver's queue was full). Only the supervisor knows when the
         whole run is finished.
         """
-        released = {"flag": False}
-        signal.signal(signal.SIGTERM, lambda *_: released.update(flag=True))
+        signal.signal(signal.SIGTERM, lambda *_: setattr(self, "released", True))
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        while not released["flag"]:
+        while not self.released:
             time.sleep(0.05)
             self.ctl.beat()
 
@@ -103,7 +106,11 @@ class SourceStage(StageBase):
         )
         cmd = self.socket(zmq.PULL, "source_cmd", bind=True)
         signal.signal(signal.SIGINT, lambda *_: setattr(self, "stopping", True))
-        signal.signal(signal.SIGTERM, lambda *_: setattr(self, "stopping", True))
+
+        def on_term(*_):  # a stop before or during the stream is also the release
+            self.stopping = self.released = True
+
+        signal.signal(signal.SIGTERM, on_term)
         rec = open_recording(self.run["edf"])
         self.ctl.send("ready")
         while not self._command(cmd, 100) == "go":
@@ -164,7 +171,7 @@ class SourceStage(StageBase):
         if sock.poll(int(timeout_ms)):
             try:
                 return json.loads(sock.recv())["cmd"]
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, RecursionError):
                 return None
         return None
 
@@ -178,8 +185,12 @@ class RelayStage(StageBase):
         cfg = self.run["config"]
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the source; eos ends us
         self.rx = Receiver(
-            self.socket(zmq.PULL, self.in_name, bind=True, hwm=cfg["data_hwm"]), self.name
+            self.socket(zmq.PULL, self.in_name, bind=True, hwm=cfg["data_hwm"]),
+            self.name,
+            self.expect(),
+            start_t=0.0 if self.incarnation == 0 else None,
         )
+        self.ctl.stats_fn = lambda: self.ctl.stats | self.rx.stats()
         self.setup()
         self.ctl.send("ready")
         while True:
@@ -201,14 +212,21 @@ class RelayStage(StageBase):
         self.ctl.send(
             "eos",
             stats=self.stats()
-            | {
-                "malformed": self.rx.malformed,
-                "gaps": self.rx.gaps,
-                "sent": (self.out if hasattr(self, "out") else self.pub).seq,
-            }
+            | self.rx.stats()
+            | {"sent": (self.out if hasattr(self, "out") else self.pub).seq}
             | self.extra_stats(),
         )
         return 0
+
+    def expect(self) -> Expect:
+        """What this stage's input accepts (topic, senders, payload shape, t0 range)."""
+        raise NotImplementedError
+
+    def _n_ch(self) -> int:
+        return len(self.run["ch_names"])
+
+    def _max_t0(self) -> float:
+        return float(self.run["duration"]) + 2.0
 
     def setup(self) -> None: ...
     def handle(self, msg) -> None: ...
@@ -224,6 +242,10 @@ class FeatureStage(RelayStage):
     """LFCC features: frames in, feature frames out (StreamingFeatures)."""
 
     name, in_name = "features", "features_in"
+
+    def expect(self) -> Expect:
+        return Expect("signal", (self._n_ch(),), max_t0=self._max_t0(), step_s=1 / 250,
+                      streams=frozenset({"source", "supervisor"}))  # fmt: skip
 
     def setup(self) -> None:
         from rt_eeg.features import FeatureConfig
@@ -243,13 +265,13 @@ class FeatureStage(RelayStage):
             self.origin = float(msg.header["t0"])
             self.reset = self.incarnation > 0
         feats, times = self.fx.push(msg.payload)
-        self._send(feats, times, msg.header["t_emit"])
+        self._send(feats, times, msg.header.get("t_emit", time.time()))
 
     def finish(self, msg) -> None:
         if self.fx is not None:
             feats, times = self.fx.flush()
-            self._send(feats, times, msg.header["t_emit"])
-        self.forward("features", {"kind": "eos", "t_emit": msg.header["t_emit"]})
+            self._send(feats, times, msg.header.get("t_emit", time.time()))
+        self.forward("features", {"kind": "eos", "t_emit": msg.header.get("t_emit", time.time())})
 
     def _send(self, feats, times, t_emit) -> None:
         if len(feats) == 0:
@@ -268,6 +290,12 @@ class DecoderStage(RelayStage):
     """Channel-based LSTM: feature frames in, per-channel P(seizure) per 1 s epoch out."""
 
     name, in_name = "decoder", "decoder_in"
+
+    def expect(self) -> Expect:
+        from rt_eeg.features import FeatureConfig
+
+        return Expect("features", (self._n_ch(), FeatureConfig().n_features), step_s=0.1,
+                      max_t0=self._max_t0(), streams=frozenset({"features", "supervisor"}))  # fmt: skip
 
     def setup(self) -> None:
         from rt_eeg.decoder import Decoder
@@ -297,11 +325,11 @@ class DecoderStage(RelayStage):
             feats, times = feats[keep[0] :], times[keep[0] :]
             self.epoch_aligned = True
         starts, probs = self.decoder.predict_many([(self.stream, feats, times)])[0]
-        self._send(starts, probs, msg.header["t_emit"])
+        self._send(starts, probs, msg.header.get("t_emit", time.time()))
 
     def finish(self, msg) -> None:
         # An incomplete trailing epoch is not scored (the outputs mark it not analysed).
-        self.forward("probs", {"kind": "eos", "t_emit": msg.header["t_emit"]})
+        self.forward("probs", {"kind": "eos", "t_emit": msg.header.get("t_emit", time.time())})
 
     def _send(self, starts, probs, t_emit) -> None:
         for s, p in zip(starts, probs, strict=True):
@@ -319,6 +347,10 @@ class PostprocessStage(RelayStage):
 
     name, in_name = "postprocess", "postprocess_in"
 
+    def expect(self) -> Expect:
+        return Expect("probs", (self._n_ch(),), time_axis=False, step_s=1.0,
+                      max_t0=self._max_t0(), streams=frozenset({"decoder", "supervisor"}))  # fmt: skip
+
     def setup(self) -> None:
         from rt_eeg.config import PipelineConfig, load_postprocess_config
         from rt_eeg.postprocess import Postprocessor
@@ -332,48 +364,30 @@ class PostprocessStage(RelayStage):
         # The journal keeps every decision on disk as it is made, so a restarted postprocessor
         # (or a crash) loses nothing already decided.
         self.journal_path = Path(self.run["run_dir"]) / "decisions.jsonl"
-        self.decisions = self._read_journal()
+        self.decisions, self.first_decision_wall = read_journal(self.journal_path, repair=True)
         if self.decisions:
-            self.post.restart(resume_at=self.decisions[-1].stop)  # carry on after them
+            resume = self.decisions[-1].stop
+            self.post.restart(resume_at=resume)  # carry on after them
+            self.rx.expect_time("decoder", resume)  # what was lost in between shows as a gap
         self.journal = open(self.journal_path, "a", encoding="utf-8")  # noqa: SIM115
         self.latency_ms: list[float] = []
-        self.first_decision_wall: float | None = None
-
-    def _read_journal(self) -> list:
-        """Decisions journalled by a predecessor; a torn last line (crash mid-write) is
-        dropped and the journal rewritten without it."""
-        from rt_eeg.io.atomic import write_text_atomic
-        from rt_eeg.postprocess import Decision
-
-        if not self.journal_path.exists():
-            return []
-        decisions, good = [], []
-        for line in self.journal_path.read_text().splitlines():
-            try:
-                rec = json.loads(line)
-                decisions.append(Decision(**{**rec, "channels": tuple(rec["channels"])}))
-            except (ValueError, TypeError, KeyError):
-                break
-            good.append(line)
-        write_text_atomic(self.journal_path, "".join(f"{ln}\n" for ln in good))
-        return decisions
 
     def handle(self, msg) -> None:
         if msg.header.get("reset"):
             self.post.restart()
         for d in self.post.push(float(msg.header["t0"]), msg.payload):
-            self._publish(d, msg.payload, msg.header["t_emit"])
+            self._publish(d, msg.payload, msg.header.get("t_emit", time.time()))
 
     def _publish(self, d, probs, t_emit) -> None:
-        rec = {"start": d.start, "stop": d.stop, "label": d.label, "confidence": d.confidence,
-               "channels": list(d.channels), "score": d.score}  # fmt: skip
+        now = time.time()
+        rec = decision_record(d, now)
         self.journal.write(json.dumps(rec) + "\n")
         self.journal.flush()
         self.decisions.append(d)
         header = {"kind": "data", "t0": d.start, "t_emit": t_emit, **rec}
+        del header["wall"]
         header["score"] = None if np.isnan(d.score) else d.score
         self.pub.send("decision", header, np.asarray(probs, np.float32), block=False)
-        now = time.time()
         if self.first_decision_wall is None:
             self.first_decision_wall = now
         if d.label != "na":
@@ -397,7 +411,8 @@ STAGES = {cls.name: cls for cls in (SourceStage, FeatureStage, DecoderStage, Pos
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     name, run_json, incarnation = argv[0], argv[1], int(argv[2])
-    die_with_parent()
+    parent = os.environ.get("RT_EEG_SUPERVISOR_PID")
+    die_with_parent(int(parent) if parent else None)
     logging.basicConfig(
         level=logging.WARNING, format=f"%(asctime)s {name}[{incarnation}] %(levelname)s %(message)s"
     )

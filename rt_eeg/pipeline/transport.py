@@ -258,6 +258,7 @@ class Control:
         self.interval = interval
         self._last = 0.0
         self.stats: dict = {}
+        self.stats_fn = None  # when set, heartbeats carry stats_fn() (current counters)
 
     def send(self, kind: str, **extra) -> None:
         self.sender.send(
@@ -270,7 +271,7 @@ class Control:
     def beat(self) -> bool:
         """Send a heartbeat if one is due; always returns False (usable as ``should_abort``)."""
         if time.monotonic() - self._last >= self.interval:
-            self.send("heartbeat", stats=self.stats)
+            self.send("heartbeat", stats=self.stats_fn() if self.stats_fn else self.stats)
         return False
 
 
