@@ -96,9 +96,16 @@ def run(args: argparse.Namespace) -> int:
     lat = metrics.get("end_to_end_latency_ms") or {}
     print(json.dumps({k: metrics[k] for k in ("time_to_first_decision_s", "frames_streamed", "restarts", "n_decisions")}
                      | {"latency_ms_p95": lat.get("p95")}))  # fmt: skip
-    if "postprocess" not in sup.done:
+    if sup.gave_up:
+        raise RtEegError(
+            f"the {sup.gave_up} stage kept failing; outputs were written up to there "
+            "(see .run/*.log in the output folder)",
+            args.out,
+        )
+    if "postprocess" not in sup.done and sup.stop_signal is None:
         raise RtEegError(
             "pipeline ended before the postprocessor finished (see .run/*.log in the output folder)",
             args.out,
         )
-    return 130 if metrics["interrupted"] else 0
+    # Stopped by a signal: outputs are complete up to the stop; exit as the shell would.
+    return 128 + sup.stop_signal if sup.stop_signal else 0

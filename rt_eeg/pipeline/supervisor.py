@@ -9,10 +9,15 @@ Lifecycle (after timeflux's manager and pyzmq's heartbeat example):
 3. Ready before go: each stage reports ``ready`` once its sockets are up and its model is
    loaded and warmed; only then is the source told ``go``.
 4. Heartbeats every second; a stage that exited or has been silent for ``dead_after_s`` is
-   killed and restarted with an incremented incarnation (alive = expected & seen).
+   killed and restarted with an incremented incarnation (alive = expected & seen). A
+   restarted stage is not expected to heartbeat until it reports ready again (TensorFlow's
+   import alone takes seconds); it gets ``ready_timeout_s`` for that. A stage restarted
+   ``MAX_RESTARTS`` times ends the run (outputs are still written).
 5. End of stream flows down the data path; the run ends when the postprocessor reports
-   ``done`` (outputs written). Ctrl-C tells the source to stop, which sends end-of-stream, so
-   outputs are still flushed. Remaining children are terminated, then killed.
+   ``done`` (outputs written). Ctrl-C, SIGTERM and SIGHUP tell the source to stop, which
+   sends end-of-stream, so outputs are still flushed; if the postprocessor has not finished
+   ``STOP_TIMEOUT_S`` later, the supervisor writes the outputs from the decision journal.
+   Remaining children are terminated, then killed; the ipc folder is removed.
 """
 
 from __future__ import annotations
@@ -37,6 +42,30 @@ from rt_eeg.pipeline.transport import default_endpoints, make_socket
 
 log = logging.getLogger("rt_eeg.pipeline")
 DETECTION_STAGES = ("source", "features", "decoder", "postprocess")
+UPSTREAM = {"features": "source", "decoder": "features", "postprocess": "decoder"}
+INPUT = {"features": ("features_in", "signal"), "decoder": ("decoder_in", "features"),
+         "postprocess": ("postprocess_in", "probs")}  # fmt: skip
+#: Restarts of one stage after which the run ends (a stage that keeps dying is not transient).
+MAX_RESTARTS = 5
+#: Seconds from a stop request (Ctrl-C, SIGTERM, SIGHUP) to giving up on a clean flush.
+STOP_TIMEOUT_S = 15.0
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+LOCK = "supervisor.pid"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie or a reused pid of another program is not a supervisor.
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return True
+    return b"rt_eeg" in cmdline or b"rt-eeg" in cmdline
 
 
 class Supervisor:
@@ -79,10 +108,9 @@ class Supervisor:
             raise RtEegError("model folder has no model.keras", model)
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.run_dir = self.out_dir / ".run"
-        if self.run_dir.exists():
-            shutil.rmtree(self.run_dir)
-        self.run_dir.mkdir()
+        self.recovered = self._claim_run_dir()
         self.endpoints, self._ipc_dir = default_endpoints(self.cfg.transport, self.cfg.endpoints)
+        (self.run_dir / "ipc_dir").write_text(str(self._ipc_dir or ""))
         self.name = self.edf.stem
         self.run = {
             "edf": str(self.edf), "out_dir": str(self.out_dir), "run_dir": str(self.run_dir),
@@ -100,6 +128,39 @@ class Supervisor:
         self.errors: list[dict] = []
         self.restarts: list[dict] = []
         self.t_ready: float | None = None
+        self.spawned_wall: dict[str, float] = {}
+        self.stats: dict[tuple[str, int], dict] = {}  # last counters of every incarnation
+        self.malformed_control = 0
+        self.stop_signal: int | None = None
+        self.gave_up: str | None = None
+        self.outputs_by = "postprocess"
+
+    def _claim_run_dir(self) -> dict | None:
+        """Take ``.run/`` for this run: refuse while another supervisor uses the folder;
+        clear what a killed one (SIGKILL) left, its ipc folder included, and say so."""
+        lock = self.run_dir / LOCK
+        recovered = None
+        if lock.exists():
+            try:
+                pid = int(lock.read_text().strip() or 0)
+            except (OSError, ValueError):
+                pid = 0
+            if pid and pid != os.getpid() and _pid_alive(pid):
+                raise RtEegError(f"output folder is in use by a running rt-eeg (pid {pid})",
+                                 self.out_dir)  # fmt: skip
+            try:
+                stale_ipc = (self.run_dir / "ipc_dir").read_text().strip()
+            except OSError:
+                stale_ipc = ""
+            if stale_ipc and Path(stale_ipc).name.startswith("rteeg-"):
+                shutil.rmtree(stale_ipc, ignore_errors=True)
+            recovered = {"killed_pid": pid, "ipc_dir_removed": stale_ipc or None}
+            log.warning("%s: a previous run (pid %s) was killed; starting over", self.out_dir, pid)
+        if self.run_dir.exists():
+            shutil.rmtree(self.run_dir)
+        self.run_dir.mkdir()
+        lock.write_text(str(os.getpid()))
+        return recovered
 
     # -- processes ------------------------------------------------------------------------
     def _spawn(self, stage: str) -> None:
@@ -111,15 +172,21 @@ class Supervisor:
             str(self.run_json),
             str(self.incarnation[stage]),
         ]
-        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONUNBUFFERED": "1",
+               "RT_EEG_SUPERVISOR_PID": str(os.getpid())}  # fmt: skip
         log_file = open(self.run_dir / f"{stage}.log", "a")  # noqa: SIM115 - owned by the child
         self.procs[stage] = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, env=env,
                                              start_new_session=True)  # fmt: skip
         log_file.close()
         self.last_seen[stage] = time.monotonic()
+        self.spawned_wall[stage] = time.time()
 
     def _spawn_monitor(self) -> None:
-        cmd = [sys.executable, "-m", "rt_eeg.cli", "monitor",
+        # The monitor is the CLI's own command; the wrapper makes it die with the supervisor.
+        wrapper = ("import sys; from rt_eeg.pipeline.transport import die_with_parent; "
+                   f"die_with_parent({os.getpid()}); from rt_eeg.cli import main; "
+                   "sys.exit(main(sys.argv[1:]))")  # fmt: skip
+        cmd = [sys.executable, "-c", wrapper, "monitor",
                "--connect", self.endpoints["display_signal"], "--connect", self.endpoints["display_decision"],
                "--ch-names", ",".join(self.ch_names), "--stats", str(self.out_dir / "monitor_stats.json")]  # fmt: skip
         env = dict(os.environ)
@@ -145,56 +212,92 @@ class Supervisor:
             proc.kill()
             proc.wait(5)
         self.incarnation[stage] += 1
+        self.ready.discard(stage)  # heartbeats are expected again only once it is ready
         self.restarts.append({"stage": stage, "reason": reason, "wall_time": time.time(),
                               "incarnation": self.incarnation[stage]})  # fmt: skip
         log.warning("restarting %s (%s)", stage, reason)
         self.on_event("restart", stage, reason)
         self._spawn(stage)
+        up = UPSTREAM.get(stage)
+        if up in self.done:
+            # Its upstream already finished: the end-of-stream it sent died with the old
+            # incarnation, so send one on its behalf.
+            self._send_eos(stage)
 
     # -- main loop ------------------------------------------------------------------------
     def run_pipeline(self) -> dict:
-        """Run to completion; returns the metrics (also written to ``metrics.json``)."""
+        """Run to completion; returns the metrics (also written to ``metrics.json``).
+
+        Ctrl-C, SIGTERM and SIGHUP stop the run the same way (end of stream, outputs written
+        up to the stop); a second one stops waiting for the stages.
+        """
         ctx = zmq.Context()
         control = make_socket(ctx, zmq.PULL, self.endpoints["control"], bind=True)
         cmd = make_socket(ctx, zmq.PUSH, self.endpoints["source_cmd"], bind=False)
-        interrupted = False
+        previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+        signals: list[int] = []
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, lambda signum, _frame: signals.append(signum))
+        stop_deadline = None
+        go_sent = False
         try:
             # The decoder (TensorFlow import, model load, XLA warm-up) takes longest: start it first.
             for stage in sorted(DETECTION_STAGES, key=lambda st: st != "decoder"):
                 self._spawn(stage)
             if self.monitor:
                 self._spawn_monitor()
-            go_sent = False
             deadline_ready = time.monotonic() + self.cfg.ready_timeout_s
             while "postprocess" not in self.done:
-                try:
-                    self._poll_control(control)
-                    if not go_sent and self.ready >= set(DETECTION_STAGES):
-                        self.t_ready = time.time()
-                        cmd.send(json.dumps({"cmd": "go"}).encode())
-                        go_sent = True
-                        self.on_event("go", "source", None)
-                    if not go_sent and time.monotonic() > deadline_ready:
-                        missing = sorted(set(DETECTION_STAGES) - self.ready)
-                        raise RtEegError(f"stages not ready after {self.cfg.ready_timeout_s:.0f} s: {', '.join(missing)} "
-                                         f"(see {self.run_dir}/*.log)")  # fmt: skip
-                    self._watch(go_sent)
-                except KeyboardInterrupt:
-                    if interrupted:
-                        raise
-                    interrupted = True
-                    log.warning("interrupted: stopping the source; outputs will be flushed")
+                if signals and self.stop_signal is None:
+                    self.stop_signal = signals[0]
+                    log.warning("%s: stopping the source; outputs will be flushed",
+                                signal.Signals(self.stop_signal).name)  # fmt: skip
                     cmd.send(json.dumps({"cmd": "stop"}).encode())
+                    stop_deadline = time.monotonic() + STOP_TIMEOUT_S
                     if not go_sent:
                         break
+                if len(signals) > 1 or (stop_deadline and time.monotonic() > stop_deadline):
+                    log.warning("stages did not finish in time; writing outputs from the journal")
+                    break
+                self._poll_control(control)
+                if not go_sent and self.ready >= set(DETECTION_STAGES):
+                    self.t_ready = time.time()
+                    cmd.send(json.dumps({"cmd": "go"}).encode())
+                    go_sent = True
+                    self.on_event("go", "source", None)
+                if not go_sent and time.monotonic() > deadline_ready:
+                    missing = sorted(set(DETECTION_STAGES) - self.ready)
+                    raise RtEegError(f"stages not ready after {self.cfg.ready_timeout_s:.0f} s: {', '.join(missing)} "
+                                     f"(see {self.run_dir}/*.log)")  # fmt: skip
+                self._watch(go_sent)
+                if self.gave_up:
+                    break
         finally:
             self._shutdown()
             ctx.destroy(linger=0)
             if self._ipc_dir is not None:
                 shutil.rmtree(self._ipc_dir, ignore_errors=True)
-        metrics = self.metrics(interrupted)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            if not go_sent:  # nothing to write: the folder is free again
+                (self.run_dir / LOCK).unlink(missing_ok=True)
+        if "postprocess" not in self.done and go_sent:
+            self._outputs_from_journal()
+        metrics = self.metrics(self.stop_signal is not None)
         write_json_atomic(self.out_dir / "metrics.json", metrics)
+        (self.run_dir / LOCK).unlink(missing_ok=True)
         return metrics
+
+    def _outputs_from_journal(self) -> None:
+        """The postprocessor did not finish (stop timeout, gave up on a stage): write the
+        outputs from every decision it journalled; the rest is marked not analysed."""
+        from rt_eeg.outputs import write_outputs
+        from rt_eeg.pipeline.journal import read_journal
+
+        decisions, _ = read_journal(self.run_dir / "decisions.jsonl")
+        write_outputs(self.out_dir, self.name, decisions, self.duration)
+        self.outputs_by = "supervisor (from the journal)"
+        log.warning("outputs written from the journal (%d decisions)", len(decisions))
 
     def _poll_control(self, control: zmq.Socket) -> None:
         if not control.poll(100):
@@ -206,12 +309,21 @@ class Supervisor:
                 return
             try:
                 msg = decode(parts)
+                if msg.topic != "control":
+                    raise MessageError(f"topic {msg.topic} on the control socket")
+                if msg.stream not in self.incarnation:
+                    raise MessageError(f"unknown stage {msg.stream[:40]!r}")
             except MessageError as err:
-                log.warning("supervisor: malformed control message (%s)", err)
+                self.malformed_control += 1
+                if self.malformed_control <= 10 or self.malformed_control % 100 == 0:
+                    log.warning("supervisor: malformed control message #%d dropped (%s)",
+                                self.malformed_control, err)  # fmt: skip
                 continue
-            stage, kind = msg.header.get("stream"), msg.kind
-            if msg.header.get("incarnation", 0) != self.incarnation.get(stage, 0):
+            stage, kind = msg.stream, msg.kind
+            if msg.incarnation != self.incarnation[stage]:
                 continue  # from a killed predecessor
+            if isinstance(msg.header.get("stats"), dict):
+                self.stats[(stage, msg.incarnation)] = msg.header["stats"]
             self.last_seen[stage] = time.monotonic()
             if msg.header.get("error"):
                 self.errors.append({"stage": stage, "error": msg.header["error"]})
@@ -223,6 +335,11 @@ class Supervisor:
             elif kind == "eos":  # the stage finished; its header carries its statistics
                 self.done[stage] = msg.header.get("stats", {})
                 self.on_event("done", stage, self.done[stage])
+                down = next((d for d, u in UPSTREAM.items() if u == stage), None)
+                if down and self.spawned_wall.get(down, 0) > msg.header.get("t_emit", 0):
+                    # Downstream restarted after this end-of-stream was sent: it died with
+                    # the old incarnation's queue.
+                    self._send_eos(down)
 
     def _watch(self, go_sent: bool) -> None:
         now = time.monotonic()
@@ -243,29 +360,45 @@ class Supervisor:
                 if stage == "source":
                     self._end_stream_for_source(proc.returncode)
                     continue
-                self.restart(stage, f"exited with code {proc.returncode}")
+                self._restart_or_give_up(stage, f"exited with code {proc.returncode}")
             elif stage in self.ready and now - self.last_seen[stage] > self.cfg.dead_after_s:
-                self.restart(stage, f"silent for {now - self.last_seen[stage]:.1f} s")
+                self._restart_or_give_up(stage, f"silent for {now - self.last_seen[stage]:.1f} s")
+            elif stage not in self.ready and now - self.last_seen[stage] > self.cfg.ready_timeout_s:
+                self._restart_or_give_up(
+                    stage, f"not ready {self.cfg.ready_timeout_s:.0f} s after its restart"
+                )
+
+    def _restart_or_give_up(self, stage: str, reason: str) -> None:
+        if self.incarnation[stage] >= MAX_RESTARTS:
+            self.gave_up = stage
+            self.errors.append({"stage": stage, "error": f"{reason} after {MAX_RESTARTS} restarts; "
+                                "the run ends here and the rest is not analysed"})  # fmt: skip
+            log.error("%s: %s after %d restarts; ending the run", stage, reason, MAX_RESTARTS)
+            return
+        self.restart(stage, reason)
 
     def _end_stream_for_source(self, returncode: int) -> None:
         """The source died mid-stream. It cannot resume at the right sample, so the run ends
         here: end-of-stream is sent on its behalf, the stages flush, and the outputs mark the
         rest of the recording not analysed."""
-        from rt_eeg.pipeline.messages import encode
-
         self.errors.append({"stage": "source", "error": f"exited with code {returncode} mid-stream; "
                             f"the rest of the recording was not analysed"})  # fmt: skip
-        self.done["source"] = {"failed": True}
+        frames = (self.stats.get(("source", 0)) or {}).get("processed", 0)
+        self.done["source"] = {"failed": True, "frames": frames}
+        self._send_eos("features")
+
+    def _send_eos(self, stage: str) -> None:
+        """Send end-of-stream into ``stage``'s input on behalf of its (finished or dead)
+        upstream. The PUSH socket queues it until the stage has bound its input."""
+        from rt_eeg.pipeline.messages import encode
+
+        endpoint, topic = INPUT[stage]
         ctx = zmq.Context.instance()
-        sock = make_socket(ctx, zmq.PUSH, self.endpoints["features_in"], bind=False)
-        header = {
-            "kind": "eos",
-            "stream": "supervisor",
-            "seq": 0,
-            "t_emit": time.time(),
-            "interrupted": True,
-        }
-        sock.send_multipart(encode("signal", header))
+        sock = make_socket(ctx, zmq.PUSH, self.endpoints[endpoint], bind=False)
+        sock.setsockopt(zmq.LINGER, 5000)
+        header = {"kind": "eos", "stream": "supervisor", "seq": 0, "t_emit": time.time(),
+                  "interrupted": True}  # fmt: skip
+        sock.send_multipart(encode(topic, header))
         sock.close()  # PUSH lingers until delivered
 
     def _last_log_line(self, stage: str) -> str:
@@ -303,17 +436,35 @@ class Supervisor:
     # -- metrics --------------------------------------------------------------------------
     def metrics(self, interrupted: bool) -> dict:
         from rt_eeg.features import FeatureConfig
+        from rt_eeg.pipeline.journal import read_journal
 
         post = self.done.get("postprocess", {})
         source = self.done.get("source", {})
-        first = post.get("first_decision_wall")
-        gaps = [g | {"stage": s} for s, st in self.done.items() for g in st.get("gaps", [])]
+        # The first decision ever (the journal survives postprocessor restarts).
+        decisions, first = read_journal(self.run_dir / "decisions.jsonl")
+        # Every incarnation's counters: the final report for finished ones, else the last
+        # heartbeat (a killed incarnation's malformed messages and gaps still count).
+        for stage, st in self.done.items():
+            if stage in self.incarnation and not st.get("failed"):
+                self.stats[(stage, self.incarnation[stage])] = st
+        gaps, malformed = [], dict.fromkeys(DETECTION_STAGES[1:], 0)
+        for (stage, inc), st in sorted(self.stats.items()):
+            gaps += [g | {"stage": stage, "stage_incarnation": inc} for g in st.get("gaps", [])]
+            if stage in malformed:
+                malformed[stage] += int(st.get("malformed", 0))
+        malformed["supervisor"] = self.malformed_control
+        if source.get("failed"):
+            gaps.append({"stage": "source", "from_t": round(source.get("frames", 0) * 0.1, 3),
+                         "to_t": self.duration, "reason": "source died"})  # fmt: skip
         monitor_stats = self._monitor_stats()
         return {
             "recording": str(self.edf),
             "duration_s": self.duration,
             "speed": self.speed if self.speed else "max",
             "interrupted": interrupted,
+            "stop_signal": signal.Signals(self.stop_signal).name if self.stop_signal else None,
+            "outputs_written_by": self.outputs_by,
+            "recovered_from_killed_run": self.recovered,
             "algorithmic_delay_s": FeatureConfig().delay_s,
             "end_to_end_latency_ms": post.get("latency_ms"),
             "stage_processing_ms": {s: st.get("processing_ms") for s, st in self.done.items()},
@@ -323,11 +474,12 @@ class Supervisor:
             "display_frames_sent": source.get("display_sent"),
             "display_frames_dropped": monitor_stats.get("dropped") if monitor_stats else None,
             "detection_path_gaps": gaps,
-            "malformed_messages": {s: st.get("malformed", 0) for s, st in self.done.items()},
+            "malformed_messages": malformed,
+            "malformed_messages_total": sum(malformed.values()),
             "restarts": self.restarts,
             "errors": self.errors,
             "decoder_device": self.done.get("decoder", {}).get("device"),
-            "n_decisions": post.get("n_decisions"),
+            "n_decisions": len(decisions),
         }
 
     def _monitor_stats(self) -> dict | None:
