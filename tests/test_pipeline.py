@@ -74,7 +74,7 @@ def test_receiver_counts_malformed_and_sequence_gaps(tmp_path):
         got = [rx.recv(2000) for _ in range(3)]
         assert [m.seq if m else None for m in got] == [0, None, 2]
         assert rx.malformed == 1 and rx.gaps == [
-            {"stream": "s", "expected_seq": 1, "got_seq": 2, "t": 0.2}
+            {"stream": "s", "incarnation": 0, "expected_seq": 1, "got_seq": 2, "t": 0.2}
         ]
         push.close(linger=0)
         pull.close()
