@@ -205,6 +205,8 @@ def decode(parts: list[bytes]) -> Message:
         raise MessageError("data message without t0")
     n = 4
     for s in shape:  # Python ints: a declared [2**62, 4] cannot wrap around to 0
+        if s > MAX_PAYLOAD_BYTES // 4:  # nor [0, 2**61] pass as empty and fail in reshape
+            raise MessageError(f"declared shape {shape} has an absurd dimension")
         n *= s
         if n > MAX_PAYLOAD_BYTES:
             raise MessageError(f"declared shape {shape} exceeds {MAX_PAYLOAD_BYTES} bytes")
