@@ -163,7 +163,8 @@ class SourceStage(StageBase):
         }
         out.send("signal", eos, should_abort=lambda: self.ctl.beat())
         pub.send("signal", eos, block=False)
-        self.ctl.send("eos", stats=self.stats() | {"frames": n_frames, "display_sent": pub.seq})
+        self.ctl.send("eos", stats=self.stats() | {"frames": n_frames, "display_sent": pub.seq,
+                                                  "sent": out.seq})  # fmt: skip
         return 0
 
     @staticmethod

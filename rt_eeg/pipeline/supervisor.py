@@ -468,6 +468,13 @@ class Supervisor:
             "algorithmic_delay_s": FeatureConfig().delay_s,
             "end_to_end_latency_ms": post.get("latency_ms"),
             "stage_processing_ms": {s: st.get("processing_ms") for s, st in self.done.items()},
+            # Messages each stage took in and sent on (eos included in "sent"): end to end,
+            # processed(downstream) == sent(upstream) - 1 when nothing was lost.
+            "stage_messages": {
+                s: {"processed": st.get("processed"), "sent": st.get("sent")}
+                for s, st in self.done.items()
+                if not st.get("failed")
+            },  # fmt: skip
             "time_to_ready_s": round(self.t_ready - self.t_launch, 3) if self.t_ready else None,
             "time_to_first_decision_s": round(first - self.t_launch, 3) if first else None,
             "frames_streamed": source.get("frames"),
