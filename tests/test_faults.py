@@ -82,10 +82,30 @@ def test_killed_decoder_restarts_once_and_is_given_its_start_up_time(
 ):
     """Regression (issue #15): a restarted decoder was killed again 2 s later while still
     importing TensorFlow, forever. It must be restarted once and carry on."""
-    on_event, killed = _killer(tmp_path, "decoder", 100)
-    sup, metrics = _supervise(recording, tmp_path / "live", model_dir, on_event=on_event)
+    import zmq
+
+    from rt_eeg.pipeline.supervisor import Supervisor
+    from rt_eeg.pipeline.transport import make_socket
+
+    kill, killed = _killer(tmp_path, "decoder", 100)
+    cfg = PipelineConfig(model=str(model_dir), device="cpu")
+    sup = Supervisor(recording, tmp_path / "live", speed=5.0, config=cfg)
+
+    def on_event(kind, who, info):
+        if kind == "go":  # three malformed messages for the first incarnation to count
+            ctx = zmq.Context.instance()
+            sock = make_socket(ctx, zmq.PUSH, sup.endpoints["decoder_in"], bind=False)
+            for _ in range(3):
+                sock.send_multipart([b"features", b"{", b""])
+            sock.close()
+        kill(kind, who, info)
+
+    sup.on_event = on_event
+    metrics = sup.run_pipeline()
     assert killed.get("pid"), "the decoder was never killed"
     assert [r["stage"] for r in metrics["restarts"]] == ["decoder"]
+    # Regression (issue #13): only the last incarnation's count was reported (0).
+    assert metrics["malformed_messages"]["decoder"] == 3
     labels = _check_outputs(tmp_path / "live", recording.stem)
     assert labels[-5:].count("na") == 0, "it carried on after the restart"
     assert metrics["outputs_written_by"] == "postprocess"

@@ -230,3 +230,7 @@ def test_killing_postprocessor_keeps_every_decision_already_made(recording, mode
     labels = [e.label for e in epochs]
     assert len(labels) == 45 and labels[:20].count("na") == 0  # journalled before the kill
     assert labels[-5:].count("na") == 0  # and it carried on after the restart
+    # Regression (issue #13): time to first decision counts from launch to the first decision
+    # ever, not from the restarted postprocessor's first one.
+    restart_after_launch = metrics["restarts"][0]["wall_time"] - metrics["launch_wall_time"]
+    assert metrics["time_to_first_decision_s"] < restart_after_launch

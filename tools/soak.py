@@ -5,8 +5,9 @@ through the process pipeline at ``--speed max``, and check
   (``detection_path_gaps`` and ``malformed_messages`` in metrics.json stay empty/zero), and
   each stage processed exactly what the one before it sent (``stage_messages``);
 - every 0.1 s frame streamed and every 1 s epoch decided;
-- resident memory (RSS) of every process, sampled over the run, with growth per hour from a
-  least-squares line over the second half (after warm-up);
+- resident memory (RSS) of every process, sampled over the run against the signal time
+  streamed so far, with growth per hour of recording from a least-squares line over the
+  second half (after warm-up);
 - outputs identical to the offline twin (``rt-eeg evaluate``'s detector) on the same file.
 
 Usage: nice -n 10 python tools/soak.py --hours 2 [--out tools/results/soak.json]
@@ -45,7 +46,7 @@ def rss_mb(pid: int) -> float | None:
 
 
 def growth_mb_per_h(samples: list[tuple[float, float]]) -> float | None:
-    """Slope of RSS over the second half of the samples (MB per hour)."""
+    """Slope of RSS over the second half of ``(signal seconds, MB)`` samples (MB per hour)."""
     half = samples[len(samples) // 2 :]
     if len(half) < 3:
         return None
@@ -57,7 +58,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hours", type=float, default=24.0)
     ap.add_argument("--model", default=str(DEFAULT_MODEL))
-    ap.add_argument("--sample-every-s", type=float, default=2.0)
+    ap.add_argument("--sample-every-s", type=float, default=0.5)
     ap.add_argument(
         "--workdir", help="where the simulated EDF and outputs go (default: a temp folder)"
     )
@@ -84,14 +85,21 @@ def main() -> int:
     print(f"simulated {duration} s in {simulate_s:.0f} s -> {edf}", flush=True)
 
     cfg = PipelineConfig(model=str(model), device="cpu")
-    sup = Supervisor(edf, work / "live", speed=None, config=cfg, monitor=None)
+    streamed = {"s": 0.0}  # signal seconds the source has sent (from its heartbeats)
+
+    def on_event(kind, who, info):
+        if kind == "heartbeat" and who == "source" and info:
+            streamed["s"] = info.get("processed", 0) / 10
+
+    sup = Supervisor(edf, work / "live", speed=None, config=cfg, monitor=None, on_event=on_event)
     samples: dict[str, list[tuple[float, float]]] = {}
     stop = threading.Event()
 
     def sampler():
-        t_start = time.monotonic()
         while not stop.wait(args.sample_every_s):
-            t = time.monotonic() - t_start
+            t = streamed["s"]
+            if t <= 0:
+                continue  # start-up: not part of the steady state
             for name, proc in [("supervisor", None), *list(sup.procs.items())]:
                 m = rss_mb(os.getpid() if proc is None else proc.pid)
                 if m is not None:
@@ -134,7 +142,7 @@ def main() -> int:
         "stage_messages": msgs, "frames_streamed": metrics["frames_streamed"],
         "n_decisions": metrics["n_decisions"],
         "rss_mb": {n: {"first": s[0][1], "max": max(m for _, m in s), "last": s[-1][1],
-                       "growth_mb_per_h_second_half": growth_mb_per_h(s), "n": len(s)}
+                       "growth_mb_per_recording_h": growth_mb_per_h(s), "n": len(s)}
                    for n, s in samples.items() if s},
         "machine": {"cpus": os.cpu_count(), "load_avg": os.getloadavg()},
         "command": " ".join(sys.argv),

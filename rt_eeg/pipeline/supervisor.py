@@ -232,8 +232,16 @@ class Supervisor:
         up to the stop); a second one stops waiting for the stages.
         """
         ctx = zmq.Context()
-        control = make_socket(ctx, zmq.PULL, self.endpoints["control"], bind=True)
-        cmd = make_socket(ctx, zmq.PUSH, self.endpoints["source_cmd"], bind=False)
+        try:
+            control = make_socket(ctx, zmq.PULL, self.endpoints["control"], bind=True)
+            cmd = make_socket(ctx, zmq.PUSH, self.endpoints["source_cmd"], bind=False)
+        except (zmq.ZMQError, KeyError, TypeError) as err:
+            # Whatever the [endpoints] table holds, a bad one is a one-line error, not a crash.
+            ctx.destroy(linger=0)
+            if self._ipc_dir is not None:
+                shutil.rmtree(self._ipc_dir, ignore_errors=True)
+            (self.run_dir / LOCK).unlink(missing_ok=True)
+            raise RtEegError(f"cannot open the control endpoints ({err})", self.run_json) from None
         previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
         signals: list[int] = []
         for sig in STOP_SIGNALS:
@@ -460,6 +468,7 @@ class Supervisor:
         return {
             "recording": str(self.edf),
             "duration_s": self.duration,
+            "launch_wall_time": round(self.t_launch, 3),
             "speed": self.speed if self.speed else "max",
             "interrupted": interrupted,
             "stop_signal": signal.Signals(self.stop_signal).name if self.stop_signal else None,
