@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import traceback
 
@@ -67,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     args.argv = argv  # the command line as given, for manifests and reports
+    if args.debug:  # child processes too (TensorFlow logs, see rt_eeg.decoder)
+        os.environ["RT_EEG_DEBUG"] = "1"
     if args.command is None:
         parser.print_help()
         return 1

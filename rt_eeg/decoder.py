@@ -44,6 +44,12 @@ import numpy as np
 
 from rt_eeg.errors import RtEegError
 
+# TensorFlow/XLA log chatter is for developers: silence it before TensorFlow is first imported
+# (every import of it in rt_eeg goes through this module, in every process: stages, evaluate
+# workers), unless --debug asked for it (RT_EEG_DEBUG, inherited by child processes).
+if not os.environ.get("RT_EEG_DEBUG"):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
 #: Frames of 0.1 s per 1 s decision epoch.
 FRAMES_PER_EPOCH = 10
 #: Epochs per causal window (the decided epoch and the 6 before it).

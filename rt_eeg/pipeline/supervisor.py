@@ -172,8 +172,9 @@ class Supervisor:
             str(self.run_json),
             str(self.incarnation[stage]),
         ]
-        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONUNBUFFERED": "1",
-               "RT_EEG_SUPERVISOR_PID": str(os.getpid())}  # fmt: skip
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "RT_EEG_SUPERVISOR_PID": str(os.getpid())}
+        if not env.get("RT_EEG_DEBUG"):
+            env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         log_file = open(self.run_dir / f"{stage}.log", "a")  # noqa: SIM115 - owned by the child
         self.procs[stage] = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT, env=env,
                                              start_new_session=True)  # fmt: skip
