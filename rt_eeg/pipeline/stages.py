@@ -229,6 +229,11 @@ class RelayStage(StageBase):
     def _max_t0(self) -> float:
         return float(self.run["duration"]) + 2.0
 
+    def _max_jump_s(self) -> float:
+        # Signal lost across an upstream restart is bounded by the queues: two high-water
+        # marks of at most 1 s messages, plus kernel buffers; anything further is not believed.
+        return max(600.0, 3.0 * self.run["config"]["data_hwm"])
+
     def setup(self) -> None: ...
     def handle(self, msg) -> None: ...
     def finish(self, msg) -> None: ...
@@ -245,7 +250,7 @@ class FeatureStage(RelayStage):
     name, in_name = "features", "features_in"
 
     def expect(self) -> Expect:
-        return Expect("signal", (self._n_ch(),), max_t0=self._max_t0(), step_s=1 / 250,
+        return Expect("signal", (self._n_ch(),), max_t0=self._max_t0(), max_jump_s=self._max_jump_s(), step_s=1 / 250,
                       streams=frozenset({"source", "supervisor"}))  # fmt: skip
 
     def setup(self) -> None:
@@ -296,7 +301,7 @@ class DecoderStage(RelayStage):
         from rt_eeg.features import FeatureConfig
 
         return Expect("features", (self._n_ch(), FeatureConfig().n_features), step_s=0.1,
-                      max_t0=self._max_t0(), streams=frozenset({"features", "supervisor"}))  # fmt: skip
+                      max_t0=self._max_t0(), max_jump_s=self._max_jump_s(), streams=frozenset({"features", "supervisor"}))  # fmt: skip
 
     def setup(self) -> None:
         from rt_eeg.decoder import Decoder
@@ -350,7 +355,7 @@ class PostprocessStage(RelayStage):
 
     def expect(self) -> Expect:
         return Expect("probs", (self._n_ch(),), time_axis=False, step_s=1.0,
-                      max_t0=self._max_t0(), streams=frozenset({"decoder", "supervisor"}))  # fmt: skip
+                      max_t0=self._max_t0(), max_jump_s=self._max_jump_s(), streams=frozenset({"decoder", "supervisor"}))  # fmt: skip
 
     def setup(self) -> None:
         from rt_eeg.config import PipelineConfig, load_postprocess_config

@@ -290,7 +290,7 @@ class Supervisor:
                 signal.signal(sig, handler)
             if not go_sent:  # nothing to write: the folder is free again
                 (self.run_dir / LOCK).unlink(missing_ok=True)
-        if "postprocess" not in self.done and go_sent:
+        if "postprocess" not in self.done:  # a stop always leaves outputs (all na before go)
             self._outputs_from_journal()
         metrics = self.metrics(self.stop_signal is not None)
         write_json_atomic(self.out_dir / "metrics.json", metrics)
