@@ -1,0 +1,160 @@
+"""Regression tests for issue #15: corrupt EDF headers, non-finite calibration, bad configs,
+directories and broken models give one line naming the file and the problem, never a
+traceback; the CLI exits 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from edf_factory import set_field, tuh_like
+
+from rt_eeg.errors import RtEegError
+from rt_eeg.io.edf import open_recording
+
+pytestmark = pytest.mark.timeout(120)
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run ``rt-eeg`` in a subprocess with this checkout first on the path."""
+    return subprocess.run(
+        [sys.executable, "-m", "rt_eeg.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        cwd=cwd,
+        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+def assert_one_line_error(res: subprocess.CompletedProcess, name: str, problem: str = "") -> None:
+    assert res.returncode == 2, (res.returncode, res.stdout[-500:], res.stderr[-2000:])
+    assert "Traceback" not in res.stderr and "Traceback" not in res.stdout
+    assert res.stderr.count("\n") == 1, res.stderr
+    assert name in res.stderr and problem in res.stderr, res.stderr
+    # nothing from edflib leaks onto the terminal (replay announces itself first)
+    assert all(ln.startswith("replaying ") for ln in res.stdout.splitlines()), res.stdout
+
+
+@pytest.fixture(scope="module")
+def good_edf(tmp_path_factory) -> Path:
+    path, _ = tuh_like(tmp_path_factory.mktemp("edf") / "good.edf", 6.0, 256,
+                       rng=np.random.default_rng(3))  # fmt: skip
+    return path
+
+
+def variant(tmp_path: Path, good: Path, name: str, **fields) -> Path:
+    """A copy of ``good`` with header fields replaced: ``field=value`` or
+    ``field=(signal, value)``."""
+    data = good.read_bytes()
+    for key, value in fields.items():
+        sig, val = value if isinstance(value, tuple) else (None, value)
+        data = set_field(data, key, val, sig)
+    out = tmp_path / name
+    out.write_bytes(data)
+    return out
+
+
+@pytest.mark.parametrize("command", ["info", "features"])
+def test_zero_record_duration_is_one_line_on_both_commands(tmp_path, good_edf, command):
+    # issue #15.1: ZeroDivisionError inside pyedflib from both commands
+    bad = variant(tmp_path, good_edf, "dur0.edf", record_duration="0")
+    args = [command, bad] + (["--out", tmp_path / "f.npz"] if command == "features" else [])
+    assert_one_line_error(cli(*args), "dur0.edf", "record duration 0 s is not positive")
+    assert not (tmp_path / "f.npz").exists()
+
+
+def test_truncated_file_says_how_many_records_and_edflib_stays_quiet(tmp_path, good_edf):
+    # issue #15.1: 'filesize ... != ...' printed by edflib before our error
+    data = good_edf.read_bytes()
+    bad = tmp_path / "short.edf"
+    bad.write_bytes(data[:-1000])
+    res = cli("info", bad)
+    assert_one_line_error(res, "short.edf", "truncated")
+    assert "filesize" not in res.stdout + res.stderr
+
+
+def test_edflib_refusal_is_quiet_too(tmp_path, good_edf):
+    # a start date edflib refuses but our structural check lets through: its reason, one line
+    bad = variant(tmp_path, good_edf, "date.edf", startdate="99.99.99")
+    assert_one_line_error(cli("info", bad), "date.edf", "not a readable EDF file")
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ({"record_duration": "-1"}, "record duration -1 s is not positive"),
+        ({"record_duration": "nan"}, "record duration 'nan' is not finite"),
+        ({"n_records": "-1"}, "number of data records is -1"),
+        ({"n_records": "abc"}, "number of data records 'abc' is not an integer"),
+        ({"n_signals": "0"}, "number of signals 0 is outside"),
+        ({"header_bytes": "1024"}, "header size 1024 does not match"),
+        ({"samples_per_record": (2, "0")}, "samples per record 0 is not >= 1"),
+        ({"digital_min": (1, "40000")}, "digital range 40000..32767"),
+        ({"physical_max": (0, "-3276.8")}, "physical minimum equals maximum"),
+        ({"label": (3, b"EEG \xe9-REF")}, "signal 4 label holds a non-ASCII"),
+        ({"version": "1"}, "not an EDF or BDF file"),
+    ],
+)
+def test_corrupt_header_fields_name_the_field(tmp_path, good_edf, fields, problem):
+    bad = variant(tmp_path, good_edf, "bad.edf", **fields)
+    with pytest.raises(RtEegError, match="bad.edf: ") as exc:
+        open_recording(bad)
+    assert problem in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_directory_and_empty_file(tmp_path):
+    # issue #15.5: a directory used to be 'file not found'
+    folder = tmp_path / "rec.edf"
+    folder.mkdir()
+    assert_one_line_error(cli("info", folder), "rec.edf", "is a directory")
+    empty = tmp_path / "empty.edf"
+    empty.write_bytes(b"")
+    assert_one_line_error(cli("info", empty), "empty.edf", "too short for an EDF header")
+
+
+@pytest.mark.parametrize("command", ["features", "replay"])
+def test_non_finite_physical_range_fails_before_anything_starts(tmp_path, good_edf, command):
+    # issue #15.3: replay exited 0 with every epoch 'na'; features already refused
+    bad = variant(tmp_path, good_edf, "huge.edf",
+                  physical_min=(0, "-1e308"), physical_max=(0, "1e308"))  # fmt: skip
+    out = tmp_path / "out"
+    args = (
+        ["features", bad, "--out", out / "f.npz"]
+        if command == "features"
+        else ["replay", bad, "--out", out, "--speed", "max", "--no-monitor"]
+    )
+    res = cli(*args)
+    assert_one_line_error(res, "huge.edf", "non-finite or beyond")
+    assert not out.exists() or not any(out.iterdir())  # no process ran, nothing written
+
+
+def test_large_but_finite_range_is_refused_and_small_ones_pass(tmp_path, good_edf):
+    huge = variant(tmp_path, good_edf, "kv.edf",
+                   physical_min=(2, "-1e10"), physical_max=(2, "1e10"))  # fmt: skip
+    with pytest.raises(RtEegError, match=r"kV|beyond 1e\+09 uV"):
+        open_recording(huge)
+    # millivolt units with a plausible range are fine
+    mv = variant(tmp_path, good_edf, "mv.edf", dimension=(2, "mV"),
+                 physical_min=(2, "-3.2768"), physical_max=(2, "3.2767"))  # fmt: skip
+    with open_recording(mv) as rec:
+        assert np.isfinite(rec.read()).all()
+
+
+def test_absurd_sampling_rates_are_refused(tmp_path, good_edf):
+    # 1 sample per 1 s record for an EEG channel: 1 Hz cannot hold the feature band. Plain
+    # EDF (no EDF+ time-keeping to keep consistent); the file shrinks by the samples removed.
+    bad = variant(tmp_path, good_edf, "slow.edf", samples_per_record=(0, "1"), reserved="")
+    data = bad.read_bytes()
+    bad.write_bytes(data[: len(data) - (256 - 1) * 2 * 6])
+    with pytest.raises(RtEegError, match="'EEG FP1-REF': sampling rate 1 Hz is outside"):
+        open_recording(bad)
+    from rt_eeg.io.edf import check_rate
+
+    check_rate("x", 173.61, 250.0, "f.edf")  # Bonn's odd rate resamples fine
+    with pytest.raises(RtEegError, match="no simple ratio"):
+        check_rate("x", 999.999, 250.0, "f.edf")
