@@ -32,6 +32,7 @@ from rt_eeg.errors import RtEegError
 log = logging.getLogger("rt_eeg.security")
 
 DISPLAY_ENDPOINTS = ("display_signal", "display_decision")
+ZAP_DOMAIN = "rt-eeg"
 #: Unix socket paths are limited to 108 bytes including the terminating NUL.
 MAX_IPC_PATH = 107
 _LOOPBACK_NAMES = {"localhost", "lo", "ip6-localhost"}
@@ -283,11 +284,12 @@ class CurveServer:
         if self._auth is None:
             self._auth = ThreadAuthenticator(self.ctx, log=log)
             self._auth.start()
-            self._auth.configure_curve_callback(domain="*", credentials_provider=self.allow)
+            # the domain must match ZAP_DOMAIN below: '*' only covers sockets without one
+            self._auth.configure_curve_callback(domain=ZAP_DOMAIN, credentials_provider=self.allow)
         sock.setsockopt(zmq.CURVE_SECRETKEY, self.secret)
         sock.setsockopt(zmq.CURVE_PUBLICKEY, self.public)
         sock.setsockopt(zmq.CURVE_SERVER, 1)
-        sock.setsockopt(zmq.ZAP_DOMAIN, b"rt-eeg")
+        sock.setsockopt(zmq.ZAP_DOMAIN, ZAP_DOMAIN.encode())
 
     def stop(self) -> None:
         if self._auth is not None:
