@@ -158,3 +158,61 @@ def test_absurd_sampling_rates_are_refused(tmp_path, good_edf):
     check_rate("x", 173.61, 250.0, "f.edf")  # Bonn's odd rate resamples fine
     with pytest.raises(RtEegError, match="no simple ratio"):
         check_rate("x", 999.999, 250.0, "f.edf")
+
+
+# ------------------------------------------------------------------------------- configs
+@pytest.mark.parametrize(
+    ("toml", "problem"),
+    [
+        ('dead_after_s = "abc"', "dead_after_s must be a number, got 'abc'"),
+        ("model = 5", "model must be a string, got 5"),
+        ('data_hwm = "big"', "data_hwm must be an integer, got 'big'"),
+        ("data_hwm = 0", "data_hwm must be an integer in 1..1000000, got 0"),
+        ("data_hwm = 2.5", "data_hwm must be an integer, got 2.5"),
+        ("display_hwm = true", "display_hwm must be an integer, got True"),
+        ("heartbeat_s = -1", "heartbeat_s must be in (0, 60] seconds, got -1"),
+        ("heartbeat_s = nan", "heartbeat_s must be in (0, 60] seconds, got nan"),
+        ("dead_after_s = 0.5", "dead_after_s (0.5) must exceed heartbeat_s (1.0)"),
+        ('device = "tpu"', "device must be auto, cpu or gpu, got 'tpu'"),
+        ("insecure = 1", "insecure must be true or false, got 1"),
+        ("speed = 3", "unknown key speed"),
+        ('endpoints = "x"', "endpoints must be a table, got 'x'"),
+        ("[endpoints]\ndisplay_signal = 5601", "endpoints.display_signal must be a string"),
+        ('[endpoints]\nmonitor = "tcp://127.0.0.1:1"', "unknown endpoints: monitor"),
+        ('[endpoints]\ndisplay_signal = "udp://x:1"', "must start with ipc:// or tcp://"),
+        ('[endpoints]\ndisplay_signal = "tcp://127.0.0.1:99999"', "no valid port"),
+        ('[postprocess]\nthreshold_on = "high"', "postprocess.threshold_on must be a number"),
+        ("[postprocess]\ntop_k = 1.5", "postprocess.top_k must be an integer, got 1.5"),
+        ("[postprocess]\nfoo = 1", "unknown key postprocess.foo"),
+        ("[postprocess]\nthreshold_on = 0.2", "threshold_off (0.3) <= threshold_on (0.2)"),
+        ("[security]\nserver_secret_key = 3", "security.server_secret_key must be a string"),
+        ('[security]\nserver_secret_key = "k"', "go together"),
+        ("model = [", "invalid TOML"),
+    ],
+)
+def test_config_values_are_checked_at_load(tmp_path, toml, problem):
+    # issue #15.4: wrong types gave tracebacks at run time (or pyzmq's message)
+    from rt_eeg.config import load_pipeline_config
+
+    path = tmp_path / "run.toml"
+    path.write_text(toml + "\n", encoding="utf-8")
+    with pytest.raises(RtEegError) as exc:
+        load_pipeline_config(path)
+    msg = str(exc.value)
+    assert msg.startswith(f"{path}: ") and problem in msg and "\n" not in msg, msg
+
+
+def test_config_errors_from_the_cli_and_bom(tmp_path, good_edf):
+    cfg = tmp_path / "run.toml"
+    cfg.write_text('dead_after_s = "abc"\n')
+    res = cli("replay", good_edf, "--out", tmp_path / "out", "--config", cfg, "--no-monitor")
+    assert_one_line_error(res, "run.toml", "dead_after_s must be a number, got 'abc'")
+    assert not (tmp_path / "out").exists()
+    for name in (tmp_path / "missing.toml", tmp_path):
+        res = cli("replay", good_edf, "--out", tmp_path / "out", "--config", name, "--no-monitor")
+        assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+    # a BOM (Windows editors) is not a TOML error
+    from rt_eeg.config import load_pipeline_config
+
+    cfg.write_bytes("\ufeffdata_hwm = 50\r\n".encode())
+    assert load_pipeline_config(cfg).data_hwm == 50
