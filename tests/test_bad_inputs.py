@@ -216,3 +216,90 @@ def test_config_errors_from_the_cli_and_bom(tmp_path, good_edf):
 
     cfg.write_bytes("\ufeffdata_hwm = 50\r\n".encode())
     assert load_pipeline_config(cfg).data_hwm == 50
+
+
+# -------------------------------------------------------------------------------- models
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory) -> Path:
+    from rt_eeg.decoder import write_untrained_model
+
+    return write_untrained_model(tmp_path_factory.mktemp("model") / "m", seed=1)
+
+
+def _copy_model(src: Path, dst: Path) -> Path:
+    import shutil
+
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_models_record_and_verify_file_hashes(model_dir, tmp_path, caplog):
+    import json
+    import logging
+
+    from rt_eeg.decoder import Decoder, model_file_hashes
+
+    manifest = json.loads((model_dir / "manifest.json").read_text())
+    assert manifest["files_sha256"] == model_file_hashes(model_dir)
+    Decoder(model_dir, device="cpu")  # intact: loads
+    # one flipped byte in the weights archive: refused before Keras sees it
+    bad = _copy_model(model_dir, tmp_path / "tampered")
+    data = bytearray((bad / "model.keras").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (bad / "model.keras").write_bytes(bytes(data))
+    with pytest.raises(RtEegError, match=r"tampered/model.keras: sha256 .* does not match"):
+        Decoder(bad, device="cpu")
+    # features.toml is covered too
+    bad2 = _copy_model(model_dir, tmp_path / "tampered2")
+    with open(bad2 / "features.toml", "a") as fh:
+        fh.write("\n# edited\n")
+    with pytest.raises(RtEegError, match=r"features.toml: sha256 .* does not match"):
+        Decoder(bad2, device="cpu")
+    # a model saved before the hashes existed loads, with a warning naming the manifest
+    old = _copy_model(model_dir, tmp_path / "old")
+    m = json.loads((old / "manifest.json").read_text())
+    del m["files_sha256"]
+    (old / "manifest.json").write_text(json.dumps(m))
+    caplog.set_level(logging.WARNING, logger="rt_eeg.decoder")
+    Decoder(old, device="cpu")
+    assert any("predates file hashes" in r.getMessage() for r in caplog.records)
+
+
+def test_bundled_model_hashes_match():
+    from rt_eeg.decoder import verify_model_files
+
+    verify_model_files(ROOT / "models" / "default")  # raises if the committed files changed
+
+
+def test_random_bytes_model_is_not_a_valid_model(model_dir, tmp_path):
+    # issue #15.5: used to say 'File not found'
+    import json
+
+    from rt_eeg.decoder import Decoder, model_file_hashes
+
+    bad = _copy_model(model_dir, tmp_path / "junk")
+    (bad / "model.keras").write_bytes(np.random.default_rng(0).bytes(4096))
+    m = json.loads((bad / "manifest.json").read_text())
+    m["files_sha256"] = model_file_hashes(bad)  # consistent manifest: the file itself is bad
+    (bad / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(RtEegError, match="junk/model.keras: not a valid Keras model"):
+        Decoder(bad, device="cpu")
+
+
+def test_model_with_code_is_refused_by_safe_mode(model_dir, tmp_path):
+    # a Lambda layer would run deserialised Python when loaded; safe_mode refuses it
+    import json
+
+    import keras
+
+    from rt_eeg.decoder import Decoder, model_file_hashes
+
+    bad = _copy_model(model_dir, tmp_path / "lambda")
+    inp = keras.Input((70, 26))
+    out = keras.layers.Lambda(lambda x: x[:, -1, :1] * 0.0 + 0.5)(inp)
+    keras.Model(inp, out).save(bad / "model.keras")
+    m = json.loads((bad / "manifest.json").read_text())
+    m["files_sha256"] = model_file_hashes(bad)
+    (bad / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(RtEegError, match=r"lambda/model.keras: not a valid Keras model .*arbitrary code execution"):
+        Decoder(bad, device="cpu")
