@@ -301,5 +301,90 @@ def test_model_with_code_is_refused_by_safe_mode(model_dir, tmp_path):
     m = json.loads((bad / "manifest.json").read_text())
     m["files_sha256"] = model_file_hashes(bad)
     (bad / "manifest.json").write_text(json.dumps(m))
-    with pytest.raises(RtEegError, match=r"lambda/model.keras: not a valid Keras model .*arbitrary code execution"):
+    with pytest.raises(
+        RtEegError, match=r"lambda/model.keras: not a valid Keras model .*arbitrary code execution"
+    ):
         Decoder(bad, device="cpu")
+
+
+# ------------------------------------------------------------------ annotations and lists
+CSV_BI = """# version = csv_v1.0.0
+# bname = rec
+# duration = {dur} secs
+# montage_file = $NEDC_NFC/lib/nedc_eas_default_montage.txt
+#
+channel,start_time,stop_time,label,confidence
+TERM,{start},{stop},seiz,1.0000
+"""
+
+
+def test_reference_event_past_the_recording_is_named(tmp_path, good_edf):
+    # issue #15.5: an event ending at 99999 s in a 600 s file was accepted silently
+    from rt_eeg.evaluate import reference_annotation
+    from rt_eeg.io.annotations import read_csv_bi
+    from rt_eeg.io.corpus import CorpusItem
+
+    past_header = tmp_path / "a.csv_bi"
+    past_header.write_text(CSV_BI.format(dur="600.0000", start="500.0000", stop="99999.0000"))
+    with pytest.raises(RtEegError, match=r"a.csv_bi: line 7: event seiz \[500, 99999\] ends past"):
+        read_csv_bi(past_header)
+    # consistent file, but for a 6 s recording: evaluate refuses the pairing
+    ref = tmp_path / "good.csv_bi"
+    ref.write_text(CSV_BI.format(dur="99999.0000", start="500.0000", stop="99999.0000"))
+    item = CorpusItem(good_edf, ref, "", "p")
+    with pytest.raises(RtEegError, match=r"good.csv_bi: event seiz \[500, 99999\] ends past the "
+                                         r"end of the recording good.edf \(6 s\)"):  # fmt: skip
+        reference_annotation(item, 6.0)
+    # rt-eeg info describes the file but warns in one line
+    edf = tmp_path / "good.edf"
+    edf.write_bytes(good_edf.read_bytes())
+    res = cli("info", edf)
+    assert res.returncode == 0 and "Traceback" not in res.stderr
+    assert res.stderr.count("\n") == 1 and "warning" in res.stderr and "99999" in res.stderr
+
+
+def test_bom_and_crlf_in_list_and_annotation_files(tmp_path, good_edf):
+    # issue #15.5: a BOM at the start of a list file was part of the first path
+    from rt_eeg.io.annotations import read_csv_bi
+    from rt_eeg.io.corpus import read_list
+
+    lst = tmp_path / "files.list"
+    lst.write_bytes(("\ufeff" + str(good_edf) + "\r\n# comment\r\n").encode())
+    assert read_list(lst) == [good_edf]
+    ann = tmp_path / "bom.csv_bi"
+    text = CSV_BI.format(dur="6.0000", start="1.0000", stop="3.0000").replace("\n", "\r\n")
+    ann.write_bytes(("\ufeff" + text).encode())
+    a = read_csv_bi(ann)
+    assert a.duration == 6.0 and [(e.start, e.stop) for e in a.events] == [(1.0, 3.0)]
+    with pytest.raises(RtEegError, match="is a directory"):
+        read_list(tmp_path)
+
+
+def test_events_tsv_round_trip_and_errors(tmp_path):
+    from rt_eeg.io.annotations import Event, read_annotation, write_events_tsv
+
+    path = tmp_path / "rec_events.tsv"
+    events = [Event(10.0, 25.5, "fnsz"), Event(40.0, 41.0, "seiz")]
+    write_events_tsv(path, events, 600.0)
+    ann = read_annotation(path)
+    assert ann.duration == 600.0
+    assert [(e.start, e.stop, e.label) for e in ann.events] == [
+        (10.0, 25.5, "fnsz"),
+        (40.0, 41.0, "seiz"),
+    ]
+    write_events_tsv(path, [], 60.0)  # seizure-free: one bckg row, no events
+    assert read_annotation(path).events == [] and read_annotation(path).duration == 60.0
+    head = "onset\tduration\teventType\tconfidence\tchannels\tdateTime\trecordingDuration\n"
+    for row, problem in [
+        ("5\t-1\tsz\tn/a\tn/a\tn/a\t60", "is not before stop time"),
+        ("nan\t1\tsz\tn/a\tn/a\tn/a\t60", "onset 'nan' is not finite"),
+        ("5\t1\tspike\tn/a\tn/a\tn/a\t60", "unknown eventType 'spike'"),
+        ("50\t99949\tsz\tn/a\tn/a\tn/a\t60", "ends past the end of the recording"),
+        ("5\t1\tsz", "3 tab-separated fields, the header has 7"),
+    ]:
+        path.write_text(head + row + "\n")
+        with pytest.raises(RtEegError, match="rec_events.tsv: .*" + problem):
+            read_annotation(path)
+    path.write_text("")
+    with pytest.raises(RtEegError, match="empty events file"):
+        read_annotation(path)

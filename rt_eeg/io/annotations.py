@@ -319,8 +319,8 @@ def _read_tusz_csv(path, *, term_only: bool) -> Annotation:
         for n, ev in zip(lines_of, events, strict=True):
             if ev.stop > duration + END_TOLERANCE_S:
                 raise RtEegError(
-                    f"line {n}: event {ev.label} [{_fmt(ev.start)}, {_fmt(ev.stop)}] ends past "
-                    f"the file's duration ({_fmt(duration)} secs)",
+                    f"line {n}: event {ev.label} [{ev.start:g}, {ev.stop:g}] ends past "
+                    f"the file's duration ({duration:g} secs)",
                     path,
                 )
     if version is not None and version != CSV_VERSION:
@@ -605,8 +605,8 @@ def check_within_recording(ann: Annotation, duration: float, recording=None) -> 
         if ev.stop > duration + END_TOLERANCE_S:
             of = f" {Path(recording).name}" if recording is not None else ""
             raise RtEegError(
-                f"event {ev.label} [{_fmt(ev.start)}, {_fmt(ev.stop)}] ends past the end of "
-                f"the recording{of} ({_fmt(duration)} s)",
+                f"event {ev.label} [{ev.start:g}, {ev.stop:g}] ends past the end of "
+                f"the recording{of} ({duration:g} s)",
                 ann.path,
             )
 
