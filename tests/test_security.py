@@ -244,3 +244,54 @@ def test_ipc_folders_are_private(tmp_path):
     text = f'[endpoints]\ndisplay_signal = "ipc://{shared}/display"\n'
     with pytest.raises(RtEegError, match=r"open to other users \(mode 0755\)"):
         load_pipeline_config(_write_config(tmp_path, text))
+
+
+@pytest.mark.timeout(300)
+def test_live_pipeline_publishes_display_over_curve(keys, tmp_path):
+    """A replay with [security]: the display publishers (source signal, postprocess
+    decisions) speak CURVE; the listed client receives decisions, a plain client nothing,
+    and detection itself is unaffected."""
+    from edf_factory import tuh_like
+
+    from rt_eeg.decoder import write_untrained_model
+    from rt_eeg.io.annotations import read_hyp
+    from rt_eeg.pipeline.supervisor import Supervisor
+
+    model = write_untrained_model(tmp_path / "model", seed=3)
+    edf, _ = tuh_like(tmp_path / "rec.edf", 30.0, 250, rng=np.random.default_rng(5))
+    eps = {n: f"tcp://127.0.0.1:{free_tcp_port()}" for n in ("display_signal", "display_decision")}
+    text = (
+        f'model = "{model}"\ndevice = "cpu"\n[endpoints]\n'
+        + "".join(f'{k} = "{v}"\n' for k, v in eps.items())
+        + f'[security]\nserver_secret_key = "{keys["server_sec"]}"\n'
+        f'authorized_keys_dir = "{keys["allowed"]}"\n'
+    )
+    cfg = load_pipeline_config(_write_config(tmp_path, text))
+    ctx = zmq.Context()
+    good = _sub(
+        ctx, eps["display_decision"], server_pub=keys["server_pub"], client_sec=keys["good_sec"]
+    )
+    plain = _sub(ctx, eps["display_decision"])
+    received = {"good": 0, "plain": 0}
+
+    def drain(*_):
+        for name, sock in (("good", good), ("plain", plain)):
+            while sock.poll(0):
+                msg = decode(sock.recv_multipart())
+                received[name] += msg.topic == "decision"
+
+    try:
+        # speed 10: the 30 s run lasts a few seconds, time for the CURVE handshake
+        sup = Supervisor(edf, tmp_path / "out", speed=10.0, config=cfg, on_event=drain)
+        metrics = sup.run_pipeline()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and received["good"] == 0:
+            drain()
+            time.sleep(0.05)
+    finally:
+        good.close()
+        plain.close()
+        ctx.term()
+    epochs, _ = read_hyp(tmp_path / "out" / "rec.hyp")
+    assert len(epochs) == 30 and metrics["restarts"] == []
+    assert received["good"] > 0 and received["plain"] == 0, received
