@@ -70,11 +70,14 @@ SIGNAL_FIELDS = (("label", 16), ("transducer", 80), ("dimension", 8), ("physical
                  ("prefiltering", 80), ("samples_per_record", 8), ("reserved", 32))  # fmt: skip
 
 
-def field_span(data: bytes, name: str, signal: int | None = None) -> tuple[int, int]:
-    """``(offset, width)`` of a header field; ``signal`` (0-based) for per-signal fields."""
+def field_span(
+    data: bytes, name: str, signal: int | None = None, ns: int | None = None
+) -> tuple[int, int]:
+    """``(offset, width)`` of a header field; ``signal`` (0-based) for per-signal fields;
+    ``ns`` the number of signals when the header's own field may be corrupt."""
     if signal is None:
         return MAIN_FIELDS[name]
-    ns = int(data[252:256].decode("ascii").strip())
+    ns = int(data[252:256].decode("ascii").strip()) if ns is None else ns
     pos = 256
     for fname, width in SIGNAL_FIELDS:
         if fname == name:
@@ -83,9 +86,11 @@ def field_span(data: bytes, name: str, signal: int | None = None) -> tuple[int, 
     raise KeyError(name)
 
 
-def set_field(data: bytes, name: str, value: str | bytes, signal: int | None = None) -> bytes:
+def set_field(
+    data: bytes, name: str, value: str | bytes, signal: int | None = None, ns: int | None = None
+) -> bytes:
     """Return ``data`` with one header field replaced (space-padded/cut to its width)."""
-    off, width = field_span(data, name, signal)
+    off, width = field_span(data, name, signal, ns)
     raw = value.encode("latin-1") if isinstance(value, str) else bytes(value)
     raw = raw[:width].ljust(width, b" ")
     return data[:off] + raw + data[off + width :]

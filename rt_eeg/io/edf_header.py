@@ -227,6 +227,12 @@ def read_edf_header(path: str | os.PathLike) -> EdfHeader:
         )
     if variant.endswith("+D"):
         check_continuous(path, header)
+        # edflib refuses every EDF+D file, even one whose records are back to back
+        raise RtEegError(
+            f"{variant} (discontinuous) file whose records are contiguous: the EDF reader "
+            f"does not open {variant}; mark it {variant[:4]}C in the header's reserved field",
+            path,
+        )
     return header
 
 
@@ -261,8 +267,7 @@ def check_continuous(path: str | os.PathLike, header: EdfHeader) -> None:
     """Refuse an EDF+D file whose records are not back to back (a gap or an overlap).
 
     The detector streams samples as one continuous signal, so a gap would silently shift
-    every later decision in time. An EDF+D file whose records happen to be contiguous is
-    accepted.
+    every later decision in time.
     """
     onsets = record_onsets(path, header)
     tol = 1e-6 + 1e-9 * header.n_records
