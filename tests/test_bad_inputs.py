@@ -388,3 +388,16 @@ def test_events_tsv_round_trip_and_errors(tmp_path):
     path.write_text("")
     with pytest.raises(RtEegError, match="empty events file"):
         read_annotation(path)
+
+
+def test_hyp_with_zero_duration_is_refused(tmp_path):
+    # found by tests/test_fuzz_inputs.py: '# duration = 0 secs' was accepted
+    from rt_eeg.io.annotations import read_hyp
+
+    path = tmp_path / "x.hyp"
+    path.write_bytes(
+        b"\xef\xbb\xbf# version = rt_eeg_hyp_v1\n# duration = 0 secs\n# epoch = 1.0 secs\n"
+        b"start_time,stop_time,label,confidence\n\n"
+    )
+    with pytest.raises(RtEegError, match=r"x.hyp: line 2: duration 0.0 is not positive"):
+        read_hyp(path)

@@ -804,10 +804,7 @@ def read_hyp(path: str | os.PathLike) -> tuple[list[HypEpoch], float]:
             if m and m.group(1).lower() == "version":
                 version = m.group(2)
             elif m and m.group(1).lower() == "duration":
-                m2 = _SECS_RE.match(m.group(2))
-                if not m2:
-                    raise RtEegError(f"line {n}: duration {m.group(2)!r} is not 'N secs'", path)
-                duration = _parse_float(m2.group(1), "duration", n, path)
+                duration = _parse_duration(m.group(2), n, path)  # positive, finite
             continue
         if not seen_header:
             if line.replace(" ", "") != HYP_HEADER:
