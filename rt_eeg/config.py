@@ -229,15 +229,18 @@ def _check_postprocess(d: dict) -> None:
         raise ValueError(f"postprocess.epoch_s must be positive, got {d['epoch_s']!r}")
 
 
-def load_pipeline_config(path: str | os.PathLike | None) -> PipelineConfig:
+def load_pipeline_config(
+    path: str | os.PathLike | None, *, insecure: bool = False
+) -> PipelineConfig:
     """Read a pipeline TOML file (``None``: all defaults).
 
     Every key is checked for type and range at load time, so a bad value is one line naming
     the file, the key and the value, before any process starts. Key paths in ``[security]``
-    are relative to the config file's folder.
+    are relative to the config file's folder. ``insecure`` (``--insecure``) overrides the
+    file's ``insecure`` key with True.
     """
     if path is None:
-        return PipelineConfig()
+        return PipelineConfig(insecure=insecure)
     path = Path(path)
     if path.is_dir():
         raise RtEegError("is a directory, not a config file", path)
@@ -251,6 +254,8 @@ def load_pipeline_config(path: str | os.PathLike | None) -> PipelineConfig:
         raise RtEegError(f"cannot read config file ({err.strerror or err})", path) from None
     except tomllib.TOMLDecodeError as err:
         raise RtEegError(f"invalid TOML ({err})", path) from None
+    if insecure:
+        data["insecure"] = True
     sec = data.get("security")
     if isinstance(sec, dict):
         data["security"] = {

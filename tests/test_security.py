@@ -193,6 +193,7 @@ def test_non_loopback_display_needs_curve_or_insecure(tmp_path, keys):
         load_pipeline_config(_write_config(tmp_path, wide))
     cfg = load_pipeline_config(_write_config(tmp_path, "insecure = true\n" + wide))
     assert cfg.insecure and cfg.endpoints["display_signal"] == "tcp://0.0.0.0:5555"
+    assert load_pipeline_config(_write_config(tmp_path, wide), insecure=True).insecure  # --insecure
     rel = os.path.relpath(keys["server_sec"], tmp_path)
     secure = (wide + f'[security]\nserver_secret_key = "{rel}"\n'
               f'authorized_keys_dir = "{keys["allowed"]}"\n')  # fmt: skip
