@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import sys
 import zipfile
 from pathlib import Path
