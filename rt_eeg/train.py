@@ -549,6 +549,7 @@ def train_corpus(
     feature_config=None,
     command_line: str | None = None,
     dev_corpus: str | os.PathLike | None = None,
+    keep_variants: bool = False,
     log=print,
 ) -> dict:
     """``rt-eeg train``: corpus -> feature store -> trained model folder.
@@ -576,8 +577,10 @@ def train_corpus(
     dev_corpus : path-like, optional
         A separate corpus (root or list) whose every recording is the dev (selection) set:
         early stopping and the choice between variants then measure transfer to signals the
-        training corpus does not contain (e.g. held-out simulator families). The training
-        corpus's own dev split is not used.
+        training corpus does not contain (e.g. held-out simulator families). Every recording
+        of the training corpus then trains.
+    keep_variants : bool
+        With ``compare``, keep every variant's model folder under ``out_dir/variants``.
 
     Returns
     -------
@@ -592,10 +595,11 @@ def train_corpus(
     fcfg = feature_config if feature_config is not None else FeatureConfig()
     root = corpus if corpus.is_dir() else corpus.parent
     if dev_corpus is not None:
+        # every recording of the training corpus trains (its own dev/eval splits included)
         train = [
-            it
+            dataclasses.replace(it, split="train")
             for it in find_recordings(corpus)
-            if it.split in ("train", "") and (it.ref is not None or getattr(it, "channel_ref", None))
+            if it.ref is not None or getattr(it, "channel_ref", None)
         ][: max_files or None]
         if not train:
             raise RtEegError("no training recordings with a reference annotation", corpus)
@@ -650,30 +654,38 @@ def train_corpus(
         return train_from_store(
             store, out_dir, cfg, feature_config=fcfg, device=device, manifest_extra=extra, log=log
         )
-    return _compare(store, Path(out_dir), cfg, compare, fcfg, device, extra, log)
+    return _compare(store, Path(out_dir), cfg, compare, fcfg, device, extra, log, keep_variants)
 
 
-def parse_variants(spec: str, default_norm: str = "maxabs") -> tuple[tuple[str, str], ...]:
-    """``'epoch_lstm,frame_lstm:zscore'`` -> ``(('epoch_lstm', 'maxabs'), ('frame_lstm', 'zscore'))``.
+def parse_variants(
+    spec: str, default_norm: str = "maxabs", default_onset: float = 1.0
+) -> tuple[tuple[str, str, float], ...]:
+    """``'epoch_lstm,frame_lstm:context:3'`` -> ``(('epoch_lstm', 'maxabs', 1.0),
+    ('frame_lstm', 'context', 3.0))``: ``ARCH[:NORM[:ONSET_WEIGHT]]``.
 
-    ``'compare'`` means both architectures; a variant without ``:NORM`` uses ``default_norm``.
+    ``'compare'`` means both architectures; missing parts take the defaults.
     """
     if spec == "compare":
         spec = ",".join(ARCHITECTURES)
     out = []
     for part in spec.split(","):
-        arch, _, norm = part.strip().partition(":")
+        arch, _, rest = part.strip().partition(":")
+        norm, _, onset = rest.partition(":")
         norm = norm or default_norm
-        if arch not in ARCHITECTURES or norm not in NORMALISATIONS:
+        try:
+            weight = float(onset) if onset else float(default_onset)
+        except ValueError:
+            weight = float("nan")
+        if arch not in ARCHITECTURES or norm not in NORMALISATIONS or not weight >= 1.0:
             raise RtEegError(
-                f"bad variant {part!r}: expected ARCH[:NORM], ARCH in {ARCHITECTURES}, "
-                f"NORM in {NORMALISATIONS}"
+                f"bad variant {part!r}: expected ARCH[:NORM[:ONSET_WEIGHT]], ARCH in "
+                f"{ARCHITECTURES}, NORM in {NORMALISATIONS}, ONSET_WEIGHT >= 1"
             )
-        out.append((arch, norm))
+        out.append((arch, norm, weight))
     return tuple(out)
 
 
-def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log) -> dict:
+def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log, keep=False) -> dict:
     """Train each variant in a sub-folder, keep the best by dev balanced BCE."""
     import shutil
 
@@ -681,14 +693,14 @@ def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log) -> d
 
     rows = []
     runs = {}
-    for arch, norm in variants:
-        name = f"{arch}-{norm}"
+    for arch, norm, onset in variants:
+        name = f"{arch}-{norm}" + (f"-onset{onset:g}" if onset != 1.0 else "")
         sub = out_dir / "variants" / name
         log(f"--- variant {name}")
         m = train_from_store(
             store,
             sub,
-            dataclasses.replace(cfg, arch=arch, normalisation=norm),
+            dataclasses.replace(cfg, arch=arch, normalisation=norm, onset_weight=onset),
             feature_config=fcfg,
             device=device,
             manifest_extra=extra,
@@ -700,6 +712,7 @@ def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log) -> d
                 "variant": name,
                 "arch": arch,
                 "normalisation": norm,
+                "onset_weight": onset,
                 "n_params": m["architecture"]["n_params"],
                 "dev_scores": m["dev_scores"],
                 "epochs_run": m["epochs_run"],
@@ -721,7 +734,8 @@ def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log) -> d
     write_json_atomic(out_dir / MANIFEST_FILE, manifest)
     # The losing variants' weights are not kept: the comparison lives in the manifest, and a
     # model folder should hold one model.
-    shutil.rmtree(out_dir / "variants", ignore_errors=True)
+    if not keep:
+        shutil.rmtree(out_dir / "variants", ignore_errors=True)
     log(f"chosen: {best}")
     return manifest
 
