@@ -124,6 +124,9 @@ class Supervisor:
         cmd = [sys.executable, "-m", "rt_eeg.cli", "monitor",
                "--connect", self.endpoints["display_signal"], "--connect", self.endpoints["display_decision"],
                "--ch-names", ",".join(self.ch_names), "--stats", str(self.out_dir / "monitor_stats.json")]  # fmt: skip
+        sec = self.cfg.security  # CURVE display endpoints: the local monitor is a client (h2)
+        if sec is not None and sec.client_secret_key:
+            cmd += ["--server-key", sec.server_public_key, "--client-key", sec.client_secret_key]
         env = dict(os.environ)
         if self.monitor == "headless":
             env["QT_QPA_PLATFORM"] = "offscreen"
