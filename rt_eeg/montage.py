@@ -130,9 +130,9 @@ def _bipolar_montage(channels: list[ChannelInfo]) -> Montage:
 
 
 #: Fewest TCP channels the detector accepts. The decision is a cross-channel score over the
-#: top-k channels and the model was trained on 16-22 channel recordings; with a handful of
-#: channels a single artifact decides, so such input is refused rather than scored.
-MIN_TCP_CHANNELS = 8
+#: top-4 channels; below 4 channels one artifact decides it alone, so such input is refused
+#: rather than scored. (Reduced clinical montages, e.g. the 8 parasagittal channels, pass.)
+MIN_TCP_CHANNELS = 4
 
 
 def check_enough_channels(ch_names, path=None) -> None:
