@@ -21,9 +21,7 @@ N_FEAT = 26
 def ctx_decoders(tmp_path_factory):
     root = tmp_path_factory.mktemp("ctx_models")
     return {
-        norm: Decoder(
-            write_untrained_model(root / norm, normalisation=norm, seed=3), device="cpu"
-        )
+        norm: Decoder(write_untrained_model(root / norm, normalisation=norm, seed=3), device="cpu")
         for norm in ("context", "context_maxabs")
     }
 
@@ -91,7 +89,7 @@ def test_store_centers_equal_decoder_centers(ctx_decoders):
 
     got = []
     for e in range(150):
-        (win, nv, _, emean), = stream._advance(
+        ((win, nv, _, emean),) = stream._advance(
             feats[e * FRAMES_PER_EPOCH : (e + 1) * FRAMES_PER_EPOCH], np.zeros(FRAMES_PER_EPOCH)
         )
         got.append(stream.context.center(window_mean(win, nv)))
@@ -107,7 +105,9 @@ def test_context_inputs_are_gain_invariant(ctx_decoders):
     dec = ctx_decoders["context"]
     rng = np.random.default_rng(7)
     t = np.arange(250 * 120) / 250.0
-    sig = (20 * np.sin(2 * np.pi * 9 * t)[:, None] + rng.normal(0, 10, (t.size, 4))).astype(np.float32)
+    sig = (20 * np.sin(2 * np.pi * 9 * t)[:, None] + rng.normal(0, 10, (t.size, 4))).astype(
+        np.float32
+    )
     f1, _ = compute_features(sig, dec.feature_config)
     f3, _ = compute_features(3 * sig, dec.feature_config)
     assert np.abs(f3[:, :, 0] - f1[:, :, 0]).mean() == pytest.approx(np.log(9), abs=0.01)
