@@ -128,7 +128,7 @@ class PipelineConfig:
         d = dict(d)
         post = d.pop("postprocess", None)
         sec = d.pop("security", None)
-        _check_table(d, _PIPELINE_SCHEMA, "")
+        _check_table(d, _pipeline_schema(), "")
         bad = set(d.get("endpoints", {})) - set(ENDPOINT_NAMES)
         if bad:
             raise ValueError(
@@ -187,7 +187,18 @@ _PIPELINE_SCHEMA: dict[str, tuple] = {
     "insecure": (bool, None, "true or false"),
 }
 _TYPE_NAMES = {str: "a string", float: "a number", int: "an integer", bool: "true or false",
-               dict: "a table"}  # fmt: skip
+               dict: "a table", object: "a value"}  # fmt: skip
+_ANNOTATION_TYPES = {"str": str, "float": float, "int": int, "bool": bool, "dict": dict}
+
+
+def _pipeline_schema() -> dict[str, tuple]:
+    """``_PIPELINE_SCHEMA`` plus a type-only entry for any field added to PipelineConfig
+    later without a range rule (so a new key is checked, not refused as unknown)."""
+    out = {}
+    for f in dataclasses.fields(PipelineConfig):
+        if f.name not in ("postprocess", "security"):
+            out[f.name] = (_ANNOTATION_TYPES.get(str(f.type), object), None)
+    return {**out, **_PIPELINE_SCHEMA}
 
 
 def _check_value(key: str, value, kind: type, ok, what: str = "") -> None:
