@@ -12,7 +12,13 @@ A pipeline TOML file looks like::
     [endpoints]                # optional explicit endpoints (defaults derive from transport)
     display_signal = "tcp://127.0.0.1:5601"
 
-Missing keys take documented defaults; unknown keys are errors that quote the bad key.
+    [security]                 # CURVE for display endpoints off the machine (rt_eeg.security)
+    server_secret_key = "keys/server.key_secret"
+    authorized_keys_dir = "keys/authorized"
+
+Missing keys take documented defaults. Every key is type- and range-checked at load and
+unknown keys are errors, each quoting file, key and value; a non-loopback endpoint without
+CURVE is refused unless ``insecure = true``.
 """
 
 from __future__ import annotations
