@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rt_eeg.context import BLOCK_EPOCHS, BackgroundContext, gate_score, recording_centers
-from rt_eeg.decoder import FRAMES_PER_EPOCH, Decoder, write_untrained_model
+from rt_eeg.decoder import FRAMES_PER_EPOCH, Decoder, rehash_model, write_untrained_model
 from rt_eeg.features import compute_features
 
 pytestmark = [
@@ -138,6 +138,7 @@ def test_gate_keeps_called_seizure_out(tmp_path):
     w[-1][:] = 50.0  # output bias: sigmoid -> 1 for any input
     model.set_weights(w)
     model.save(d / "model.keras")
+    rehash_model(d)  # a deliberate edit: record the new file hash (loading checks it)
     dec = Decoder(d, device="cpu")
     stream = dec.open_stream(4)
     feats = _features(np.random.default_rng(9), 10 * 30, n_ch=4)
