@@ -9,11 +9,12 @@ The Python API other engineers and tests use:
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from rt_eeg.sim.artifacts import (
     derived_weights,
     draw_artifacts,
     draw_faults,
+    draw_more_artifacts,
 )
 from rt_eeg.sim.background import (
     CTRL_SFREQ,
@@ -38,6 +40,8 @@ from rt_eeg.sim.background import (
     Timeline,
     draw_sleep_transients,
 )
+from rt_eeg.sim.benign import BENIGN_RENDERERS, draw_benign
+from rt_eeg.sim.families import choose_family
 from rt_eeg.sim.layout import (
     EIDX,
     ELECTRODES,
@@ -51,6 +55,7 @@ from rt_eeg.sim.layout import (
 from rt_eeg.sim.profile import PatientProfile
 from rt_eeg.sim.seizures import Seizure, SeizureSpec, plan_seizure
 from rt_eeg.sim.transients import TransientTrack
+from rt_eeg.sim.variety import KIND_FAMILY, Variety, families_present
 
 #: Samples are generated in blocks of this many seconds (bounded memory for long files).
 BLOCK_S = 60
@@ -77,6 +82,9 @@ class RecordingPlan:
         Whether artifacts (eye, muscle, chewing, pops, line noise, faults) are added.
     state : str or None
         Force one behavioural state ('awake', 'drowsy', 'sleep') for the whole recording.
+    variety : Variety or None
+        Family mode: the allowed families and this recording's gain, impedances, background
+        abnormalities, benign variants and extra artifacts. None: a classic recording.
     """
 
     duration: float
@@ -87,6 +95,7 @@ class RecordingPlan:
     seizures: list[Seizure] = field(default_factory=list)
     artifacts: bool = True
     state: str | None = None
+    variety: Variety | None = None
 
     @property
     def electrodes(self) -> list[str]:
@@ -161,6 +170,7 @@ def plan_recording(
     profile: PatientProfile | None = None,
     artifacts: bool = True,
     state: str | None = None,
+    families=None,
 ) -> RecordingPlan:
     """Plan a recording: draw every seizure detail not given.
 
@@ -176,6 +186,10 @@ def plan_recording(
     artifacts : bool
     state : str, optional
         Force 'awake', 'drowsy' or 'sleep' throughout.
+    families : collection of str, optional
+        Family mode (see :mod:`rt_eeg.sim.families`): the recording draws only from these
+        families, and each seizure without a family gets one of the allowed ones (fitting
+        its label when it has one). None: a classic recording.
     """
     if not (math.isfinite(duration_s) and duration_s > 0):
         raise ValueError(f"duration {duration_s} is not positive")
@@ -190,13 +204,28 @@ def plan_recording(
     for s in specs:
         if s.start < 0 or s.stop > duration_s + 1e-6:
             raise ValueError(f"seizure [{s.start}, {s.stop}] is outside [0, {duration_s}]")
+    variety = None
+    if families is not None:
+        frng = np.random.default_rng([int(seed), 0xFA3])
+        variety = Variety.draw(families, frng)
+        specs = [_with_family(s, variety.allowed, frng) for s in specs]
     rng = np.random.default_rng([int(seed), 0x51])
     planned = []
     for i, s in enumerate(specs):
         gap = (specs[i + 1].start - s.stop) if i + 1 < len(specs) else math.inf
         planned.append(plan_seizure(s, profile, rng, gap_after=gap))
     return RecordingPlan(float(duration_s), float(sfreq), montage, profile, int(seed), planned,
-                         bool(artifacts), state)  # fmt: skip
+                         bool(artifacts), state, variety)  # fmt: skip
+
+
+def _with_family(spec: SeizureSpec, allowed, rng) -> SeizureSpec:
+    """``spec`` with a family among ``allowed`` (ValueError if its own is not allowed)."""
+    u = float(rng.random())
+    if spec.family is not None:
+        if spec.family not in allowed:
+            raise ValueError(f"seizure family {spec.family!r} is not among the allowed families")
+        return spec
+    return replace(spec, family=choose_family(allowed, u, label=spec.label))
 
 
 class RecordingGenerator:
@@ -215,23 +244,49 @@ class RecordingGenerator:
     def __init__(self, plan: RecordingPlan):
         self.plan = plan
         p = plan
+        v = p.variety
         seeds = np.random.SeedSequence([p.seed, 0xEE6]).spawn(8)
         rngs = [np.random.default_rng(s) for s in seeds]
         self.sfreq = p.sfreq
         self.n_samples = int(round(p.duration * p.sfreq))
-        self.timeline = Timeline.draw(p.duration, p.profile, rngs[0], state=p.state)
+        if v is None:
+            self.timeline = Timeline.draw(p.duration, p.profile, rngs[0], state=p.state)
+        else:
+            self.timeline = Timeline.draw(p.duration, p.profile, rngs[0], state=p.state,
+                                          states=v.states, awake_alpha=v.allows("awake_alpha"))  # fmt: skip
         for sz in p.seizures:
             self.timeline.attenuate("alpha", sz.start, sz.stop, 0.85, max(sz.postictal_s, 5.0))
-        self.background = Background(p.profile, p.sfreq, rngs[1])
+        frngs = [np.random.default_rng(s) for s in np.random.SeedSequence([p.seed, 0xFA4]).spawn(4)]
+        if v is not None:
+            v.add_envelopes(self.timeline, frngs[0])
+        self.background = Background(p.profile, p.sfreq, rngs[1], extra=v)
         transients = draw_sleep_transients(p.duration, p.profile, self.timeline, rngs[2])
         if p.artifacts:
             transients += draw_artifacts(p.duration, p.profile, self.timeline, rngs[3])
-        self.track = TransientTrack(transients, {**SLEEP_RENDERERS, **ARTIFACT_RENDERERS}, p.sfreq)
+        if v is not None:
+            if p.artifacts:
+                transients += draw_more_artifacts(p.duration, self.timeline, v, frngs[1])
+            transients += draw_benign(p.duration, self.timeline, v, frngs[2])
+            transients = [tr for tr in transients if v.allows(KIND_FAMILY[tr.kind])]
+        self.transients = transients
+        self.track = TransientTrack(transients, {**SLEEP_RENDERERS, **ARTIFACT_RENDERERS,
+                                                 **BENIGN_RENDERERS}, p.sfreq)  # fmt: skip
         self.ecg = Ecg(p.duration, p.profile, p.sfreq, rngs[4])
-        self.line = LineNoise(p.duration, p.profile, p.sfreq, rngs[5]) if p.artifacts else None
+        if v is not None and not (p.artifacts and v.allows("ecg")):
+            self.ecg.leak[:] = 0.0
+        line_on = p.artifacts and (v is None or v.allows("line_noise"))
+        freq = 60.0 if v is None else v.line_freq
+        self.line = LineNoise(p.duration, p.profile, p.sfreq, rngs[5], freq) if line_on else None
         self.faults: list[Fault] = (
             draw_faults(p.duration, p.profile, rngs[6]) if p.artifacts else []
         )
+        if v is not None:
+            if not v.allows("electrode_pop"):
+                self.faults = []
+            if self.line is not None:  # poorly attached electrodes pick up more mains
+                self.line.amp = self.line.amp * np.sqrt(1.0 + np.asarray(v.elec_noise, np.float32))
+            self._elec_gain = np.asarray(v.elec_gain, dtype=np.float32)
+            self._elec_noise = np.asarray(v.elec_noise, dtype=np.float32)
         self._noise_rng = rngs[7]
         self._cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         file_idx = [EIDX[e] for e in p.electrodes]
@@ -281,18 +336,32 @@ class RecordingGenerator:
         self.track.add_to(v, s0)
         ekg = self.ecg.lead(s0, n)
         v += ekg[:, None] * self.ecg.leak[None, :]
+        var = self.plan.variety
+        if var is not None:  # contact impedance scales what each electrode picks up
+            v *= self._elec_gain[None, :]
         if self._le:
             v -= 0.5 * (v[:, EIDX["A1"]] + v[:, EIDX["A2"]])[:, None]
         else:
             v -= v[:, self._file_idx].mean(axis=1, keepdims=True)
         if self.line is not None:
             v += self.line.block(s0, n)
+        if var is not None:
+            v *= np.float32(var.gain)
+            v += self._noise_rng.standard_normal(v.shape, dtype=np.float32) * self._elec_noise
         v += AMP_NOISE_UV * self._noise_rng.standard_normal(v.shape, dtype=np.float32)
         for f in self.faults:
             i0, i1 = max(s0, int(f.start * sf)), min(s0 + n, int(f.stop * sf))
             if i1 > i0:
                 v[i0 - s0 : i1 - s0, EIDX[f.electrode]] = f.level
         return v, ekg
+
+    def families_present(self) -> list[str]:
+        """Families this (family-mode) recording holds, in :data:`FAMILIES` order."""
+        if self.plan.variety is None:
+            raise ValueError("a classic recording (no variety) has no family list")
+        line_on = self.line is not None and self.line.freq > 0
+        return families_present(self.plan, self.timeline, self.transients, self.faults,
+                                bool(self.ecg.leak.any()), line_on)  # fmt: skip
 
 
 def simulate_recording(
@@ -305,6 +374,7 @@ def simulate_recording(
     profile: PatientProfile | None = None,
     artifacts: bool = True,
     state: str | None = None,
+    families=None,
 ) -> tuple[np.ndarray, list[str], list[Event]]:
     """Simulate one referential recording in memory.
 
@@ -327,6 +397,8 @@ def simulate_recording(
         Add artifacts (eye, muscle, chewing, pops, 60 Hz, flat/railing electrode).
     state : str, optional
         Force 'awake', 'drowsy' or 'sleep' throughout.
+    families : collection of str, optional
+        Family mode: draw only from these families (see :func:`plan_recording`).
 
     Returns
     -------
@@ -338,7 +410,7 @@ def simulate_recording(
         TERM 'seiz' events followed by per-channel events (TUSZ subtypes), seizures only.
     """
     plan = plan_recording(duration_s, sfreq, seed=seed, seizures=seizures, montage=montage,
-                          profile=profile, artifacts=artifacts, state=state)  # fmt: skip
+                          profile=profile, artifacts=artifacts, state=state, families=families)  # fmt: skip
     gen = RecordingGenerator(plan)
     idx = [EIDX[e] for e in plan.electrodes]
     data = np.empty((gen.n_samples, len(idx)), dtype=np.float32)
@@ -496,7 +568,8 @@ def write_plan(
     annotations: bool = True,
     progress=None,
 ) -> Path:
-    """Write a planned recording as an EDF+ file with its ``.csv_bi`` and ``.csv`` beside it.
+    """Write a planned recording as an EDF+ file with its ``.csv_bi`` and ``.csv`` beside it
+    (and, for family-mode plans, ``.families.json``: see :func:`write_families`).
 
     Samples are generated and written one block at a time (1 s data records), so an
     hours-long file never sits whole in memory. Every file is written atomically.
@@ -576,7 +649,25 @@ def write_plan(
             writer.close()
     if annotations:
         write_annotations(path, plan)
+        if plan.variety is not None:
+            write_families(path, plan, gen.families_present())
     return path
+
+
+def write_families(edf_path: str | os.PathLike, plan: RecordingPlan, present: list[str]) -> Path:
+    """Write ``<stem>.families.json``: the family of each seizure in time order, every
+    family present, sample rate, montage and gain (atomically)."""
+    out = Path(edf_path).with_suffix(".families.json")
+    doc = {
+        "seizure": [sz.family for sz in sorted(plan.seizures, key=lambda s: s.start)],
+        "present": present,
+        "sfreq": plan.sfreq,
+        "montage": plan.montage,
+        "gain": round(plan.variety.gain, 4),
+    }
+    with atomic_path(out, suffix=".json") as tmp:
+        tmp.write_text(json.dumps(doc, indent=1) + "\n")
+    return out
 
 
 def write_annotations(edf_path: str | os.PathLike, plan: RecordingPlan) -> None:
