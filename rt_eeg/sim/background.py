@@ -254,14 +254,19 @@ class Timeline:
         env = {k: v.astype(np.float32) for k, v in env.items()}
         return cls(awake, drowsy, sleep, eyes, env, segments)
 
-    def attenuate(self, name: str, start: float, stop: float, depth: float, recover_s: float):
+    def attenuate(
+        self, name: str, start: float, stop: float, depth: float, recover_s: float, onset_s=0.0
+    ):
         """Multiply envelope ``name`` by ``1 - depth`` over [start, stop], recovering
-        linearly over ``recover_s`` seconds after ``stop`` (e.g. alpha during a seizure)."""
+        linearly over ``recover_s`` seconds after ``stop`` (e.g. alpha during a seizure);
+        ``onset_s`` > 0 fades it out over that many seconds from ``start``."""
         n = len(self.awake)
         t = np.arange(n) / CTRL_SFREQ
         g = np.ones(n)
         inside = (t >= start) & (t <= stop)
         g[inside] = 1.0 - depth
+        if onset_s > 0:
+            g[inside] = 1.0 - depth * np.clip((t[inside] - start) / onset_s, 0.0, 1.0)
         after = (t > stop) & (t < stop + recover_s)
         g[after] = 1.0 - depth * (1.0 - (t[after] - stop) / max(recover_s, 1e-6))
         self.env[name] = (self.env[name] * g).astype(np.float32)

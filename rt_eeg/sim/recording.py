@@ -171,6 +171,7 @@ def plan_recording(
     artifacts: bool = True,
     state: str | None = None,
     families=None,
+    require=(),
 ) -> RecordingPlan:
     """Plan a recording: draw every seizure detail not given.
 
@@ -190,6 +191,9 @@ def plan_recording(
         Family mode (see :mod:`rt_eeg.sim.families`): the recording draws only from these
         families, and each seizure without a family gets one of the allowed ones (fitting
         its label when it has one). None: a classic recording.
+    require : collection of str
+        Optional families (benign variants, slowing, breach, rarer artifacts) this recording
+        holds for sure (family mode; for tests and figures).
     """
     if not (math.isfinite(duration_s) and duration_s > 0):
         raise ValueError(f"duration {duration_s} is not positive")
@@ -207,7 +211,7 @@ def plan_recording(
     variety = None
     if families is not None:
         frng = np.random.default_rng([int(seed), 0xFA3])
-        variety = Variety.draw(families, frng)
+        variety = Variety.draw(families, frng, require)
         specs = [_with_family(s, variety.allowed, frng) for s in specs]
     rng = np.random.default_rng([int(seed), 0x51])
     planned = []
@@ -254,8 +258,9 @@ class RecordingGenerator:
         else:
             self.timeline = Timeline.draw(p.duration, p.profile, rngs[0], state=p.state,
                                           states=v.states, awake_alpha=v.allows("awake_alpha"))  # fmt: skip
-        for sz in p.seizures:
-            self.timeline.attenuate("alpha", sz.start, sz.stop, 0.85, max(sz.postictal_s, 5.0))
+        for sz in p.seizures:  # family mode: alpha fades with recruitment, not in one step
+            self.timeline.attenuate("alpha", sz.start, sz.stop, 0.85, max(sz.postictal_s, 5.0),
+                                    onset_s=0.0 if v is None else 4.0)  # fmt: skip
         frngs = [np.random.default_rng(s) for s in np.random.SeedSequence([p.seed, 0xFA4]).spawn(4)]
         if v is not None:
             v.add_envelopes(self.timeline, frngs[0])

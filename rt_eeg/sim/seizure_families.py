@@ -109,7 +109,11 @@ def draw_field(extent: str, focus: str, duration: float, rng):
         side = np.sign(XYZ[EIDX[focus], 1]) or rng.choice([-1.0, 1.0])
         y = XYZ[:, 1] * side  # > 0 on the seizure's side
         inv = y > -0.05
-        weights[inv] = np.clip(0.35 + y[inv], 0.3, 1.0) * rng.uniform(0.8, 1.1, inv.sum())
+        # the whole hemisphere, strongest around the focus (a flat field would vanish from a
+        # bipolar montage)
+        near = np.exp(-0.5 * (d[inv] / rng.uniform(0.6, 0.9)) ** 2)
+        weights[inv] = (0.3 + 0.7 * near) * np.clip(0.5 + y[inv], 0.3, 1.0)
+        weights[inv] *= rng.uniform(0.85, 1.1, inv.sum())
         recruit[inv] = rng.uniform(0.0, min(0.2 * duration, rng.uniform(0.5, 4.0)), inv.sum())
         recruit[EIDX[focus]] = 0.0
         delays = d * rng.uniform(0.005, 0.03)
@@ -136,7 +140,7 @@ def draw_params(family: str, duration: float, extent: str, rng) -> dict:
         P["f0"], P["f1"] = draw_trajectory(family, rng)
         if family in ("rhythmic_alpha", "rhythmic_beta"):
             P["s0"], P["s1"] = u(0.0, 0.2), u(0.1, 0.45)  # fast rhythms stay fairly sinusoidal
-            P["burst"] = 0.0
+            P.update(burst=0.0, a0=u(0.3, 0.6), bg_in=0.3)
     elif family == "spike_wave":
         f0 = u(3.0, 4.0)
         P.update(wave="spike_wave", f0=f0, f1=u(2.5, min(f0, 3.3)), p=1.0, a0=u(0.6, 1.0),
@@ -155,7 +159,7 @@ def draw_params(family: str, duration: float, extent: str, rng) -> dict:
         P["f0"], P["f1"] = u(4.0, 8.5), u(2.0, 4.0)
         if family == "muscle_obscured":
             P.update(muscle=u(40.0, 150.0), muscle_delay=u(0.0, min(5.0, 0.2 * duration)),
-                     muscle_side=str(rng.choice(["both", "left", "right"], p=[0.6, 0.2, 0.2])))  # fmt: skip
+                     muscle_side=str(rng.choice(["both", "left", "right"], p=[0.7, 0.15, 0.15])))  # fmt: skip
     if extent == "generalised" and P["wave"] == "rhythmic":
         P["tau_rec"] = 0.5
     return P
@@ -186,9 +190,14 @@ def family_amplitude(family: str, extent: str, profile, rng) -> float:
             if family in ("spike_wave", "polyspike")
             else rng.uniform(150.0, 400.0)
         )
+    elif extent == "hemispheric":  # broad fields look small on a bipolar montage
+        amp = rng.uniform(150.0, 350.0)
     else:
         amp = profile.seizure_uv * float(rng.lognormal(0.0, 0.3))
-    scale = {"rhythmic_alpha": 0.55, "rhythmic_beta": 0.3}.get(family, 1.0)
+    # fast discharges are low voltage; broad fields need more to show on a bipolar montage
+    broad = extent in ("generalised", "hemispheric")
+    scale = {"rhythmic_alpha": 0.7 if broad else 0.5,
+             "rhythmic_beta": 0.5 if broad else 0.3}.get(family, 1.0)  # fmt: skip
     return float(amp * scale)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rt_eeg.sim.background import gaussian_map, lowpass_noise
-from rt_eeg.sim.families import FAMILIES
+from rt_eeg.sim.families import FAMILIES, family_list
 from rt_eeg.sim.layout import N_ELECTRODES
 
 #: Family of each transient kind the simulator renders.
@@ -76,9 +76,13 @@ class Variety:
     activity: float = 1.0
 
     @classmethod
-    def draw(cls, allowed, rng: np.random.Generator) -> Variety:
-        """Draw a recording's variety among the ``allowed`` families."""
+    def draw(cls, allowed, rng: np.random.Generator, require=()) -> Variety:
+        """Draw a recording's variety among the ``allowed`` families; the optional families
+        in ``require`` (a subset of ``allowed``) are always present."""
         allowed = frozenset(allowed)
+        require = frozenset(require)
+        if not require <= allowed:
+            raise ValueError(f"required families {family_list(require - allowed)} are not allowed")
         gain = float(np.exp(rng.uniform(np.log(0.5), np.log(2.0))))
         elec_gain = np.exp(rng.normal(0.0, rng.uniform(0.05, 0.2), N_ELECTRODES))
         elec_noise = rng.lognormal(np.log(0.5), 0.8, N_ELECTRODES)
@@ -86,7 +90,9 @@ class Variety:
             elec_noise[i] *= rng.uniform(3.0, 12.0)  # a poorly attached electrode
             elec_gain[i] *= rng.uniform(0.6, 1.0)
         line_freq = 50.0 if rng.random() < 0.3 else 60.0
-        present = frozenset(f for f, p in PRESENCE.items() if f in allowed and rng.random() < p)
+        present = frozenset(
+            f for f, p in PRESENCE.items() if f in allowed and (rng.random() < p or f in require)
+        )
         slowing = breach = None
         site = str(rng.choice(_FOCAL_SITES))
         if "slowing" in present:

@@ -1,0 +1,402 @@
+"""Tests of the simulator's signal families (rt_eeg.sim.families and what renders them).
+
+Each family is generated on its own in a short recording and checked with ordinary
+spectral / autocorrelation estimates against what the family is clinically (its band, its
+periodicity, where it is), never against numbers copied from the generator.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from scipy.signal import welch
+
+from rt_eeg.cli import main
+from rt_eeg.errors import RtEegError
+from rt_eeg.io.annotations import read_csv, read_csv_bi
+from rt_eeg.sim import SeizureSpec
+from rt_eeg.sim.corpus import plan_corpus, simulate_corpus
+from rt_eeg.sim.families import ALL_FAMILIES, FAMILIES, GROUP_OF, resolve_families
+from rt_eeg.sim.layout import EIDX, ELECTRODES
+from rt_eeg.sim.recording import RecordingGenerator, plan_recording
+from rt_eeg.sim.seizure_families import BANDS
+
+SF = 256.0
+
+
+def _generate(duration, seed, families, *, seizures=(), state=None, require=(), sfreq=SF):
+    """Plan and render a family-mode recording: (plan, generator, (n, 21) uV)."""
+    plan = plan_recording(duration, sfreq, seed=seed, seizures=list(seizures),
+                          families=families, state=state, require=require)  # fmt: skip
+    gen = RecordingGenerator(plan)
+    data = np.concatenate([eeg for _, eeg, _ in gen.blocks()]).astype(np.float64)
+    return plan, gen, data
+
+
+def _seg(x, a, b, sf=SF):
+    return x[int(a * sf) : int(b * sf)]
+
+
+def _peak(x, lo, hi, sf=SF, seconds=4.0):
+    """Frequency of the largest Welch PSD value of ``x`` (n,) in [lo, hi] Hz."""
+    f, p = welch(x, sf, nperseg=int(seconds * sf))
+    m = (f >= lo) & (f <= hi)
+    return f[m][np.argmax(p[m])]
+
+
+def _power(x, lo, hi, sf=SF):
+    """Mean PSD in [lo, hi] Hz per column of ``x`` (n, k) or of ``x`` (n,)."""
+    f, p = welch(x, sf, nperseg=int(min(2.0, x.shape[0] / sf) * sf), axis=0)
+    return p[(f >= lo) & (f <= hi)].mean(axis=0)
+
+
+def _autocorr_period(x, sf, lo_hz, hi_hz):
+    """Lag (s) of the highest autocorrelation peak between 1/hi_hz and 1/lo_hz."""
+    x = x - x.mean()
+    ac = np.correlate(x, x, "full")[len(x) - 1 :]
+    ac /= ac[0]
+    a, b = int(sf / hi_hz), int(sf / lo_hz) + 1
+    k = a + int(np.argmax(ac[a:b]))
+    return k / sf, ac[k]
+
+
+# --------------------------------------------------------------------------------------------
+# the registry
+
+
+def test_family_registry_is_well_formed():
+    assert set(FAMILIES) == {"seizure", "background", "benign", "artifact"}
+    names = [f for fams in FAMILIES.values() for f in fams]
+    assert len(names) == len(set(names)) == len(ALL_FAMILIES)
+    assert all(n.isidentifier() and n == n.lower() for n in names)
+    for must in ("rhythmic_delta", "spike_wave", "low_voltage_fast", "muscle_obscured"):
+        assert GROUP_OF[must] == "seizure"
+    assert {"wicket", "rmtd", "fourteen_six", "sreda"} <= set(FAMILIES["benign"])
+    assert {"patting", "line_noise", "sweat"} <= set(FAMILIES["artifact"])
+    assert {"awake_alpha", "sleep", "breach"} <= set(FAMILIES["background"])
+
+
+def test_resolve_families_parses_names_groups_and_rejects_unknown():
+    assert resolve_families(None, None) == ALL_FAMILIES
+    assert resolve_families("", None) == ALL_FAMILIES
+    got = resolve_families("seizure, wicket", "spike_wave")
+    assert got == (set(FAMILIES["seizure"]) - {"spike_wave"}) | {"wicket"}
+    assert resolve_families(None, "artifact,benign") == set(FAMILIES["seizure"]) | set(
+        FAMILIES["background"]
+    )
+    assert resolve_families("Rhythmic-Theta", None) == {"rhythmic_theta"}
+    with pytest.raises(RtEegError, match="--exclude-families: unknown family 'spikewave'"):
+        resolve_families(None, "blink,spikewave")
+    with pytest.raises(RtEegError, match="--families: unknown family 'seizures'"):
+        resolve_families("seizures", None)
+
+
+def test_cli_rejects_an_unknown_family_in_one_line(tmp_path, capsys):
+    rc = main(["simulate", "--out", str(tmp_path), "--families", "rhythmic_gamma", "--no-progress"])
+    assert rc == 2
+    err = capsys.readouterr().err.strip()
+    assert "rhythmic_gamma" in err and "\n" not in err and "Traceback" not in err
+    assert not list(tmp_path.rglob("*.edf"))
+
+
+# --------------------------------------------------------------------------------------------
+# seizure families
+
+
+def _focus_channel(plan):
+    w = np.asarray(plan.seizures[0].weights)
+    return int(np.argmax(w))
+
+
+@pytest.mark.parametrize("family", list(BANDS))
+@pytest.mark.parametrize("seed", [1, 2])
+def test_rhythmic_family_peaks_in_its_band_and_evolves(family, seed):
+    lo, hi, _ = BANDS[family]
+    start, stop = 20.0, 110.0
+    plan, _, x = _generate(
+        120.0, seed, {family}, seizures=[SeizureSpec(start, stop, family=family)]
+    )
+    (sz,) = plan.seizures
+    assert sz.family == family and sz.label in ("fnsz", "cpsz", "gnsz", "tnsz")
+    k = _focus_channel(plan)
+    early = _peak(_seg(x[:, k], start + 8, start + 38), 1.0, 30.0)
+    late = _peak(_seg(x[:, k], stop - 30, stop - 2), 1.0, 30.0)
+    tol = 0.5 if hi < 13 else 1.5  # Welch bins are 0.25 Hz; fast rhythms wander more
+    assert lo - tol <= early <= hi + tol and lo - tol <= late <= hi + tol, (early, late)
+    assert abs(early - late) >= 0.5, (early, late)  # the frequency evolves
+    # and it is a seizure: far more power in the band than before it on that electrode
+    before = _power(_seg(x[:, k], 2, start - 2), lo, hi)
+    during = _power(_seg(x[:, k], start + 8, stop - 2), lo, hi)
+    assert during > 4.0 * before
+
+
+def test_spike_wave_repeats_at_2_5_to_4_hz_with_spikes():
+    start, stop = 20.0, 50.0
+    plan, _, x = _generate(
+        70.0, 3, {"spike_wave"}, seizures=[SeizureSpec(start, stop, family="spike_wave")]
+    )
+    k = _focus_channel(plan)
+    seg = _seg(x[:, k], start + 3, stop - 2)
+    period, height = _autocorr_period(seg, SF, 1.5, 6.0)
+    assert 1 / 4.0 - 0.02 <= period <= 1 / 2.5 + 0.02, period
+    assert height > 0.5  # strongly periodic
+    # spikes: much more 12-30 Hz power inside than before (a slow sine would add none)
+    assert _power(seg, 12, 30) > 3.0 * _power(_seg(x[:, k], 2, start - 2), 12, 30)
+
+
+def test_polyspike_has_slow_periodicity_and_fast_spike_runs():
+    start, stop = 20.0, 45.0
+    plan, _, x = _generate(
+        60.0, 4, {"polyspike"}, seizures=[SeizureSpec(start, stop, family="polyspike")]
+    )
+    k = _focus_channel(plan)
+    seg = _seg(x[:, k], start + 3, stop - 2)
+    # over a few seconds (the cycle slows over the seizure)
+    period, height = _autocorr_period(_seg(x[:, k], start + 3, start + 9), SF, 1.2, 4.0)
+    assert 1 / 3.6 <= period <= 1 / 1.4 and height > 0.4, (period, height)
+    assert _power(seg, 10, 30) > 5.0 * _power(_seg(x[:, k], 2, start - 2), 10, 30)
+
+
+def test_low_voltage_fast_onset_is_small_and_fast_then_larger_and_slower():
+    start, stop = 20.0, 90.0
+    for seed in (5, 6):
+        plan, _, x = _generate(100.0, seed, {"low_voltage_fast"},
+                               seizures=[SeizureSpec(start, stop, family="low_voltage_fast")])  # fmt: skip
+        sz = plan.seizures[0]
+        lvf = sz.params["lvf"]
+        k = _focus_channel(plan)
+        onset = _seg(x[:, k], start + 0.5, start + lvf)
+        later = _seg(x[:, k], stop - 25, stop - 3)
+        assert onset.std() < later.std(), (onset.std(), later.std())
+        frac = [_power(s, 15, 30) / _power(s, 1, 30) for s in (onset, later)]
+        assert frac[0] > 2.0 * frac[1], frac
+
+
+def _involved(plan):
+    return {ELECTRODES[i] for i, w in enumerate(plan.seizures[0].weights) if w > 0}
+
+
+def test_fields_focal_spread_hemispheric_generalised_subtle():
+    spec = dict(start=20.0, stop=80.0)
+    sizes = {}
+    for fam in ("subtle_focal", "focal_spread", "hemispheric", "generalised"):
+        plan, _, x = _generate(
+            90.0, 7, {fam}, seizures=[SeizureSpec(**spec, family=fam, focus="T3")]
+        )
+        inv = _involved(plan)
+        sizes[fam] = len(inv)
+        if fam == "hemispheric":  # the left side, not the right temporal chain
+            assert {"T3", "C3", "F7"} <= inv and not inv & {"T4", "T6", "F8"}
+        if fam == "subtle_focal":
+            assert len(inv) <= 5 and "T3" in inv
+            k = EIDX["T3"]
+            assert _seg(x[:, k], 30, 78).std() < 3.0 * _seg(x[:, k], 2, 18).std()
+        if fam == "focal_spread":  # recruits far electrodes only tens of seconds later
+            rec = np.asarray(plan.seizures[0].recruit)
+            far = [EIDX[e] for e in inv if e in ("T4", "C4", "F8", "P4", "O2", "T6", "F4")]
+            assert far and min(rec[far]) > 5.0
+    assert sizes["subtle_focal"] < sizes["hemispheric"] <= sizes["generalised"]
+    assert sizes["subtle_focal"] < sizes["focal_spread"]
+
+
+def test_muscle_obscured_adds_heavy_temporal_muscle_over_the_seizure():
+    start, stop = 20.0, 70.0
+    plan, _, x = _generate(80.0, 8, {"muscle_obscured"},
+                           seizures=[SeizureSpec(start, stop, family="muscle_obscured")])  # fmt: skip
+    temporal = [EIDX[e] for e in ("T3", "T4", "F7", "F8")]
+    inside = _power(_seg(x[:, temporal], start + 6, stop - 2), 25, 80)
+    before = _power(_seg(x[:, temporal], 2, start - 2), 25, 80)
+    assert np.max(inside / before) > 20.0
+
+
+def test_family_seizures_stay_tusz_labelled(tmp_path):
+    simulate_corpus(tmp_path, hours=0.3, patients=3, seed=2, progress=False,
+                    families=resolve_families("seizure,awake_alpha", None))  # fmt: skip
+    labels, fams = set(), []
+    for csv in tmp_path.rglob("*.csv"):
+        labels |= {e.label for e in read_csv(csv).events}
+        fams += json.loads(csv.with_suffix(".families.json").read_text())["seizure"]
+    assert fams and set(fams) <= set(FAMILIES["seizure"])
+    assert labels - {"bckg"} and labels - {"bckg"} <= {"fnsz", "cpsz", "gnsz", "absz", "tnsz",
+                                                       "tcsz", "mysz"}  # fmt: skip
+
+
+# --------------------------------------------------------------------------------------------
+# benign variants and patting
+
+
+def _events_of(gen, kind):
+    return [tr for tr in gen.transients if tr.kind == kind]
+
+
+@pytest.mark.parametrize(
+    "family,kind,state,band,sites",
+    [
+        ("wicket", "wicket", "drowsy", (6.0, 11.0), ("T3", "T4")),
+        ("rmtd", "rmtd", "drowsy", (5.0, 7.0), ("T3", "T4")),
+        ("fourteen_six", "fourteen_six", "drowsy", (5.0, 15.0), ("T5", "T6")),
+        ("sreda", "sreda", "awake", (4.5, 7.5), ("P3", "P4")),
+    ],
+)
+def test_benign_variant_is_rhythmic_where_it_belongs_and_never_annotated(
+    family, kind, state, band, sites
+):
+    for seed in range(1, 30):
+        plan, gen, x = _generate(240.0, seed, {family, "drowsy", "awake_alpha"}, state=state,
+                                 require={family})  # fmt: skip
+        evs = [tr for tr in _events_of(gen, kind) if 5.0 < tr.start and tr.stop < 235.0]
+        if evs:
+            break
+    else:
+        pytest.fail(f"no {family} in 30 seeds")
+    assert plan.seizures == [] and plan.term_events() == [] and plan.channel_events() == []
+    assert family in gen.families_present()
+    tr = max(evs, key=lambda e: e.duration)
+    a = tr.start + (tr.param if kind == "sreda" else 0.0)  # SREDA: once it is rhythmic
+    cols = [EIDX[s] for s in sites]
+    lo, hi = (tr.param - 1.0, tr.param + 1.0) if kind != "sreda" else band
+    if kind != "sreda":  # the train's own frequency is the variant's
+        assert band[0] <= tr.param <= band[1]
+    during = _power(_seg(x[:, cols], a, tr.stop), lo, hi).max()
+    # baseline: the first 10 s free of any event of this kind
+    every = _events_of(gen, kind)
+    base_t = next(t for t in np.arange(2.0, 228.0, 1.0)
+                  if not any(e.start < t + 10.0 and e.stop > t for e in every))  # fmt: skip
+    before = _power(_seg(x[:, cols], base_t, base_t + 10.0), lo, hi).max()
+    assert during > 3.0 * before, (during, before)
+
+
+def test_posts_are_positive_occipital_transients_of_sleep():
+    for seed in range(1, 20):
+        plan, gen, x = _generate(180.0, seed, {"sleep", "posts_vertex"}, state="sleep",
+                                 require={"posts_vertex"})  # fmt: skip
+        evs = _events_of(gen, "posts")
+        if len(evs) >= 3:
+            break
+    assert len(evs) >= 3 and plan.term_events() == []
+    occ = x[:, [EIDX["O1"], EIDX["O2"]]].mean(axis=1)
+    # average of the first 60 ms after each transient's first rise: surface positive
+    peaks = []
+    for tr in evs:
+        i = int((tr.start + 0.05) * SF)
+        peaks.append(occ[i : i + int(0.12 * SF)].max() - occ[i - int(0.2 * SF) : i].mean())
+    assert np.median(peaks) > 10.0
+
+
+def test_patting_makes_rhythmic_large_bursts_on_a_few_channels():
+    for seed in range(1, 30):
+        plan, gen, x = _generate(180.0, seed, {"patting", "awake_alpha"}, state="awake",
+                                 require={"patting"})  # fmt: skip
+        evs = [tr for tr in _events_of(gen, "patting") if tr.duration >= 8.0 and tr.start > 15.0]
+        if evs:
+            break
+    else:
+        pytest.fail("no patting episode in 30 seeds")
+    assert plan.term_events() == []  # an artifact, never a seizure
+    tr = evs[0]
+    inside = _seg(x, tr.start + 1, tr.stop - 1).std(axis=0)
+    before = _seg(x, tr.start - 12, tr.start - 2).std(axis=0)
+    ratio = inside / before
+    big = np.flatnonzero(ratio > 3.0)
+    assert 1 <= len(big) <= 5, ratio.round(1)
+    k = int(np.argmax(ratio))
+    period, height = _autocorr_period(_seg(x[:, k], tr.start + 1, tr.stop - 1), SF, 1.5, 9.0)
+    assert abs(1.0 / period - tr.param) < 0.5, (1.0 / period, tr.param)
+    assert height > 0.4
+    assert "patting" in gen.families_present()
+
+
+# --------------------------------------------------------------------------------------------
+# exclusion, sidecar, determinism
+
+
+def _line_ratio(x, f0, sf):
+    f, p = welch(x, sf, nperseg=int(2 * sf), axis=0)
+    at = p[np.abs(f - f0) < 0.6].mean(axis=0)
+    near = p[(np.abs(f - f0) > 3) & (np.abs(f - f0) < 8)].mean(axis=0)
+    return np.median(at / near)
+
+
+def test_excluded_families_never_appear_in_sidecar_or_signal(tmp_path):
+    held_out = "rhythmic_theta,spike_wave,low_voltage_fast,generalised,line_noise,blink,sleep,wicket,patting"
+    assert main(["simulate", "--out", str(tmp_path), "--hours", "0.4", "--patients", "3", "--seed",
+                 "6", "--exclude-families", held_out, "--no-progress"]) == 0  # fmt: skip
+    excluded = set(held_out.split(","))
+    edfs = sorted(tmp_path.rglob("*.edf"))
+    seen = set()
+    import pyedflib
+
+    for edf in edfs:
+        side = json.loads(edf.with_suffix(".families.json").read_text())
+        assert set(side) == {"seizure", "present", "sfreq", "montage", "gain"}
+        assert not excluded & set(side["present"]) and not excluded & set(side["seizure"])
+        assert set(side["seizure"]) <= set(side["present"])
+        term = [e for e in read_csv_bi(edf.with_suffix(".csv_bi")).events if e.label == "seiz"]
+        assert len(side["seizure"]) == len(term)
+        assert 0.5 <= side["gain"] <= 2.0 and side["montage"] == edf.parent.name
+        seen |= set(side["present"])
+        with pyedflib.EdfReader(str(edf)) as r:
+            assert r.getSampleFrequency(0) == side["sfreq"]
+            fs = side["sfreq"]
+            eeg = np.stack([r.readSignal(i) for i in range(19)], axis=1)
+        for f0 in (50.0, 60.0):  # no mains peak at all
+            assert _line_ratio(eeg, f0, fs) < 3.0
+    # the rest of the families still appear
+    assert {"blink", "sleep", "line_noise"}.isdisjoint(seen) and {"emg", "ecg"} <= seen
+
+
+def test_line_noise_when_allowed_shows_in_the_signal():
+    _, gen, x = _generate(60.0, 3, {"line_noise", "awake_alpha"}, state="awake")
+    assert "line_noise" in gen.families_present() and gen.line.freq in (50.0, 60.0)
+    if gen.line.amp.max() > 1.0:  # not notch-filtered at acquisition
+        assert _line_ratio(x, gen.line.freq, SF) > 3.0
+
+
+def test_no_seizure_family_means_no_seizures_and_same_times_otherwise():
+    kw = dict(hours=0.5, patients=3, seed=9)
+    every = plan_corpus(**kw)
+    none = plan_corpus(**kw, families=resolve_families(None, "seizure"))
+    some = plan_corpus(**kw, families=resolve_families(None, "rhythmic_theta,polyspike"))
+    assert [j.rel for j in every] == [j.rel for j in none] == [j.rel for j in some]
+    assert any(j.plan.seizures for j in every) and not any(j.plan.seizures for j in none)
+    for a, b in zip(every, some, strict=True):  # same seizure times whatever is held out
+        assert [(s.start, s.stop) for s in a.plan.seizures] == [
+            (s.start, s.stop) for s in b.plan.seizures
+        ]
+        assert all(s.family not in ("rhythmic_theta", "polyspike") for s in b.plan.seizures)
+
+
+def test_equal_seed_and_families_give_equal_bytes(tmp_path):
+    args = ["--hours", "0.1", "--patients", "1", "--seed", "4", "--no-progress",
+            "--families", "seizure,background,emg,patting,wicket"]  # fmt: skip
+    for name in ("a", "b"):
+        assert main(["simulate", "--out", str(tmp_path / name), *args]) == 0
+    files = {}
+    for name in ("a", "b"):
+        root = tmp_path / name
+        files[name] = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    assert files["a"] == files["b"]
+    assert any(p.name.endswith(".families.json") for p in files["a"])
+
+
+def test_from_annotations_respects_families_and_subtypes(tmp_path):
+    from rt_eeg.io.annotations import Event, write_csv, write_csv_bi
+    from rt_eeg.sim.corpus import plan_from_annotations
+
+    tree = tmp_path / "tree" / "train" / "aaaaaaaa" / "s001_2003" / "01_tcp_ar"
+    tree.mkdir(parents=True)
+    bi = tree / "aaaaaaaa_s001_t000.csv_bi"
+    write_csv_bi(bi, [Event(30.0, 50.0, "seiz"), Event(200.0, 260.0, "seiz")], 300.0)
+    write_csv(bi.with_suffix(".csv"), [Event(30.0, 50.0, "absz", 1.0, "FP1-F7"),
+                                       Event(200.0, 260.0, "fnsz", 1.0, "T3-T5")], 300.0)  # fmt: skip
+    (job,) = plan_from_annotations(
+        tmp_path / "tree", 1, families=resolve_families(None, "polyspike")
+    )
+    absz, fnsz = job.plan.seizures
+    assert (absz.start, absz.stop, absz.label) == (30.0, 50.0, "absz")
+    assert absz.family in ("spike_wave", "generalised")
+    assert fnsz.label == "fnsz" and GROUP_OF[fnsz.family] == "seizure"
+    with pytest.raises(RtEegError, match="no seizure family is allowed"):
+        plan_from_annotations(tmp_path / "tree", 1, families=resolve_families("background", None))
