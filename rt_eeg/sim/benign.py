@@ -153,7 +153,7 @@ def draw_benign(duration: float, timeline, variety, rng: np.random.Generator) ->
         for t in poisson_times(rng, rate, duration):
             s = side if rng.random() < 0.7 else str(rng.choice(["left", "right"]))
             out.append(Transient("wicket", float(t), float(rng.uniform(0.5, 4.0)),
-                                 float(rng.uniform(40.0, 110.0)), s, seed(),
+                                 float(rng.uniform(60.0, 160.0)), s, seed(),
                                  float(np.clip(f0 + rng.normal(0, 0.4), 6.0, 11.0))))  # fmt: skip
     if "rmtd" in has:
         f0 = rng.uniform(5.0, 7.0)
@@ -161,19 +161,19 @@ def draw_benign(duration: float, timeline, variety, rng: np.random.Generator) ->
         for t in poisson_times(rng, rate, duration):
             s = side if rng.random() < 0.7 else str(rng.choice(["left", "right", "both"]))
             out.append(Transient("rmtd", float(t), float(rng.uniform(3.0, 15.0)),
-                                 float(rng.uniform(30.0, 80.0)), s, seed(),
+                                 float(rng.uniform(60.0, 140.0)), s, seed(),
                                  float(np.clip(f0 + rng.normal(0, 0.2), 5.0, 7.0))))  # fmt: skip
     if "fourteen_six" in has:
         rate = 1.5 / 60.0 * act * (tl.drowsy + tl.sleep)
         for t in poisson_times(rng, rate, duration):
             out.append(Transient("fourteen_six", float(t), float(rng.uniform(0.5, 1.2)),
-                                 float(rng.uniform(20.0, 60.0)), str(rng.choice(["left", "right"])),
+                                 float(rng.uniform(30.0, 80.0)), str(rng.choice(["left", "right"])),
                                  seed(), 14.0 if rng.random() < 0.6 else 6.0))  # fmt: skip
     if "sreda" in has and duration >= 60.0:
         for _ in range(1 + int(rng.random() < 0.3)):
             d = float(min(rng.uniform(40.0, 180.0), 0.5 * duration))
             t = float(rng.uniform(0.0, duration - d))
-            out.append(Transient("sreda", t, d, float(rng.uniform(40.0, 100.0)), "", seed(),
+            out.append(Transient("sreda", t, d, float(rng.uniform(50.0, 120.0)), "", seed(),
                                  float(rng.uniform(8.0, min(25.0, 0.4 * d)))))  # fmt: skip
     if "posts_vertex" in has:
         for t in poisson_times(rng, 6.0 / 60.0 * tl.sleep, duration):

@@ -291,7 +291,7 @@ class RecordingGenerator:
             if self.line is not None:  # poorly attached electrodes pick up more mains
                 self.line.amp = self.line.amp * np.sqrt(1.0 + np.asarray(v.elec_noise, np.float32))
             self._elec_gain = np.asarray(v.elec_gain, dtype=np.float32)
-            self._elec_noise = np.asarray(v.elec_noise, dtype=np.float32)
+            self._noise_uv = np.sqrt(AMP_NOISE_UV**2 + np.asarray(v.elec_noise) ** 2).astype(np.float32)
         self._noise_rng = rngs[7]
         self._cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         file_idx = [EIDX[e] for e in p.electrodes]
@@ -350,10 +350,11 @@ class RecordingGenerator:
             v -= v[:, self._file_idx].mean(axis=1, keepdims=True)
         if self.line is not None:
             v += self.line.block(s0, n)
-        if var is not None:
+        if var is not None:  # amplifier and electrode noise in one draw
             v *= np.float32(var.gain)
-            v += self._noise_rng.standard_normal(v.shape, dtype=np.float32) * self._elec_noise
-        v += AMP_NOISE_UV * self._noise_rng.standard_normal(v.shape, dtype=np.float32)
+            v += self._noise_rng.standard_normal(v.shape, dtype=np.float32) * self._noise_uv
+        else:
+            v += AMP_NOISE_UV * self._noise_rng.standard_normal(v.shape, dtype=np.float32)
         for f in self.faults:
             i0, i1 = max(s0, int(f.start * sf)), min(s0 + n, int(f.stop * sf))
             if i1 > i0:
