@@ -22,6 +22,9 @@ from rt_eeg.sim.families import ALL_FAMILIES, FAMILIES, GROUP_OF, resolve_famili
 from rt_eeg.sim.layout import EIDX, ELECTRODES
 from rt_eeg.sim.recording import RecordingGenerator, plan_recording
 from rt_eeg.sim.seizure_families import BANDS
+from rt_eeg.sim.variety import PRESENCE
+
+OPTIONAL = frozenset(PRESENCE)  # families a recording holds only sometimes
 
 SF = 256.0
 
@@ -286,26 +289,19 @@ def test_posts_are_positive_occipital_transients_of_sleep():
 
 
 def test_patting_makes_rhythmic_large_bursts_on_a_few_channels():
-    for seed in range(1, 30):
-        plan, gen, x = _generate(180.0, seed, {"patting", "awake_alpha"}, state="awake",
-                                 require={"patting"})  # fmt: skip
-        evs = [tr for tr in _events_of(gen, "patting") if tr.duration >= 8.0 and tr.start > 15.0]
-        if evs:
-            break
-    else:
-        pytest.fail("no patting episode in 30 seeds")
-    assert plan.term_events() == []  # an artifact, never a seizure
-    tr = evs[0]
-    inside = _seg(x, tr.start + 1, tr.stop - 1).std(axis=0)
-    before = _seg(x, tr.start - 12, tr.start - 2).std(axis=0)
-    ratio = inside / before
-    big = np.flatnonzero(ratio > 3.0)
-    assert 1 <= len(big) <= 5, ratio.round(1)
+    gen, d = _with_and_without("patting", {"awake_alpha"}, state="awake", duration=180.0)
+    _, _, without = _generate(180.0, gen.plan.seed, {"awake_alpha"}, state="awake")
+    assert gen.plan.term_events() == []  # an artifact, never a seizure
+    tr = max((t for t in gen.transients if t.kind == "patting"), key=lambda t: t.duration)
+    inside = _seg(without + d, tr.start + 1, tr.stop - 1).std(axis=0)
+    ratio = inside / _seg(without, tr.start + 1, tr.stop - 1).std(axis=0)
+    big = np.flatnonzero(ratio > 2.0)
+    assert 1 <= len(big) <= 5, ratio.round(1)  # large, on a few electrodes only
     k = int(np.argmax(ratio))
-    period, height = _autocorr_period(_seg(x[:, k], tr.start + 1, tr.stop - 1), SF, 1.5, 9.0)
+    period, height = _autocorr_period(_seg(d[:, k], tr.start + 1, tr.stop - 1), SF, 1.5, 9.0)
     assert abs(1.0 / period - tr.param) < 0.5, (1.0 / period, tr.param)
     assert height > 0.4
-    assert "patting" in gen.families_present()
+    assert 2.0 <= tr.param <= 8.0
 
 
 # --------------------------------------------------------------------------------------------
@@ -321,7 +317,7 @@ def _line_ratio(x, f0, sf):
 
 def test_excluded_families_never_appear_in_sidecar_or_signal(tmp_path):
     held_out = "rhythmic_theta,spike_wave,low_voltage_fast,generalised,line_noise,blink,sleep,wicket,patting"
-    assert main(["simulate", "--out", str(tmp_path), "--hours", "0.4", "--patients", "3", "--seed",
+    assert main(["simulate", "--out", str(tmp_path), "--hours", "0.25", "--patients", "3", "--seed",
                  "6", "--exclude-families", held_out, "--no-progress"]) == 0  # fmt: skip
     excluded = set(held_out.split(","))
     edfs = sorted(tmp_path.rglob("*.edf"))
@@ -400,3 +396,139 @@ def test_from_annotations_respects_families_and_subtypes(tmp_path):
     assert fnsz.label == "fnsz" and GROUP_OF[fnsz.family] == "seizure"
     with pytest.raises(RtEegError, match="no seizure family is allowed"):
         plan_from_annotations(tmp_path / "tree", 1, families=resolve_families("background", None))
+
+
+# --------------------------------------------------------------------------------------------
+# artifact and background families: the same seed with and without a family differs by
+# exactly that family's signal, so its properties are checked on the difference
+
+
+def _with_and_without(family, base, duration=120.0, **kw):
+    for seed in range(1, 40):
+        _, gen_w, xw = _generate(duration, seed, base | {family}, require={family} & OPTIONAL, **kw)
+        if family in gen_w.families_present():
+            break
+    else:
+        pytest.fail(f"no {family} in 40 seeds")
+    _, gen_o, xo = _generate(duration, seed, base, **kw)
+    assert family not in gen_o.families_present()
+    return gen_w, xw - xo
+
+
+def _low_fraction(d, f_cut, sf=SF):
+    """Share of the power of ``d`` (n, k) below ``f_cut`` Hz (whole-signal FFT)."""
+    p = np.abs(np.fft.rfft(d, axis=0)) ** 2
+    f = np.fft.rfftfreq(d.shape[0], 1.0 / sf)
+    return p[f < f_cut].sum() / p.sum()
+
+
+def _rms(d, names):
+    return np.array([d[:, EIDX[e]].std() for e in names])
+
+
+def test_blink_is_frontal_and_slow():
+    _, d = _with_and_without("blink", {"awake_alpha"}, state="awake")
+    assert _rms(d, ["FP1", "FP2"]).min() > 3.0 * _rms(d, ["O1", "O2"]).max()
+    assert _low_fraction(d, 4.0) > 0.8
+
+
+def test_lateral_eye_movements_are_opposite_at_f7_and_f8():
+    _, d = _with_and_without("lateral_eye", {"awake_alpha"}, state="awake")
+    assert np.corrcoef(d[:, EIDX["F7"]], d[:, EIDX["F8"]])[0, 1] < -0.5
+    assert _low_fraction(d, 4.0) > 0.8
+
+
+def test_emg_is_fast_and_over_scalp_muscles():
+    _, d = _with_and_without("emg", {"awake_alpha"}, state="awake", duration=240.0)
+    assert _low_fraction(d, 18.0) < 0.1
+    top = ELECTRODES[int(np.argmax(d.std(axis=0)))]
+    assert top in ("FP1", "FP2", "F7", "F8", "T3", "T4", "T5", "T6", "A1", "A2")
+
+
+def test_chewing_is_muscle_in_rhythmic_1_to_2_hz_bursts():
+    gen, d = _with_and_without("chewing", {"awake_alpha"}, state="awake", duration=300.0)
+    tr = next(t for t in gen.transients if t.kind == "chew")
+    x = _seg(d[:, EIDX["T3"]] + d[:, EIDX["T4"]], tr.start + 0.5, tr.stop - 0.5)
+    assert _low_fraction(x[:, None], 15.0) < 0.2
+    env = np.convolve(np.abs(x), np.ones(int(0.1 * SF)) / int(0.1 * SF), "same")
+    period, height = _autocorr_period(env, SF, 0.8, 2.5)
+    assert abs(1.0 / period - tr.param) < 0.3 and height > 0.3, (1.0 / period, tr.param, height)
+
+
+def test_electrode_pop_hits_one_electrode():
+    _, d = _with_and_without("electrode_pop", {"awake_alpha"}, state="awake", duration=300.0)
+    r = np.sort(d.std(axis=0))[::-1]
+    assert r[0] > 3.0 * r[2]  # one (or two, with a fault elsewhere) electrode(s)
+
+
+@pytest.mark.parametrize("family,cut", [("drift", 1.0), ("sweat", 0.3)])
+def test_drift_and_sweat_are_very_slow(family, cut):
+    _, d = _with_and_without(family, {"awake_alpha"}, state="awake", duration=300.0)
+    assert _low_fraction(d, cut) > 0.85
+    assert np.abs(d).max() > 20.0
+
+
+def test_ecg_is_periodic_at_the_heart_rate_on_ears_and_temporal_leads():
+    gen, d = _with_and_without("ecg", {"awake_alpha"}, state="awake", duration=60.0)
+    top = int(np.argmax(d.std(axis=0)))
+    assert ELECTRODES[top] in ("A1", "A2", "T5", "T6", "T3", "T4")
+    period, height = _autocorr_period(d[:, top], SF, 0.5, 2.0)
+    # 55-100 beats per minute; heart-rate variability blurs the sharp QRS a little
+    assert 0.55 <= period <= 1.15 and height > 0.3, (period, height)
+
+
+def test_line_noise_is_a_mains_line():
+    gen, d = _with_and_without("line_noise", {"awake_alpha"}, state="awake", duration=30.0)
+    p = np.abs(np.fft.rfft(d, axis=0)) ** 2
+    f = np.fft.rfftfreq(d.shape[0], 1.0 / SF)
+    assert p[np.abs(f - gen.line.freq) < 1.0].sum() > 0.95 * p.sum()
+
+
+def test_movement_is_large_slow_and_broad_with_muscle():
+    gen, d = _with_and_without("movement", {"awake_alpha"}, state="awake", duration=300.0)
+    tr = max((t for t in gen.transients if t.kind == "movement"), key=lambda t: t.duration)
+    x = _seg(d, tr.start, tr.stop)
+    rms = x.std(axis=0)
+    assert (rms > 0.2 * rms.max()).sum() >= 4 and rms.max() > 30.0
+    assert _low_fraction(x, 4.0) > 0.5 and _low_fraction(x, 20.0) < 0.99
+
+
+def test_awake_alpha_is_posterior_8_to_12_hz():
+    # 'awake' without the awake_alpha family is an awake background without alpha
+    _, d = _with_and_without("awake_alpha", set(), state="awake")
+    occ = d[:, [EIDX["O1"], EIDX["O2"]]].mean(axis=1)
+    assert 8.0 <= _peak(occ, 2.0, 20.0) <= 12.0
+    assert _rms(d, ["O1", "O2"]).min() > 2.0 * _rms(d, ["F3", "F4"]).max()
+
+
+def test_drowsy_and_sleep_states_follow_their_families():
+    _, _, awake = _generate(120.0, 3, {"awake_alpha"})
+    _, _, drowsy = _generate(120.0, 3, {"drowsy"})
+    _, gen, sleep = _generate(120.0, 3, {"sleep"})
+    o = [EIDX["O1"], EIDX["O2"]]
+    assert _power(awake[:, o], 8, 12).mean() > 1.5 * _power(drowsy[:, o], 8, 12).mean()
+    assert _power(drowsy, 4, 7).mean() > 1.3 * _power(awake, 4, 7).mean()
+    assert _power(sleep, 0.5, 3).mean() > 1.5 * _power(awake, 0.5, 3).mean()
+    assert any(t.kind == "spindle" for t in gen.transients)
+    assert gen.families_present()[:1] == ["sleep"]
+
+
+_MIRROR = {"F3": "F4", "C3": "C4", "P3": "P4", "F7": "F8", "T3": "T4", "T5": "T6"}
+_MIRROR.update({v: k for k, v in list(_MIRROR.items())})
+
+
+def test_focal_slowing_and_breach_are_lateralised():
+    for fam, band, field in (
+        ("slowing", (0.5, 3.0), "slowing"),
+        ("breach", (13.0, 25.0), "breach"),
+    ):
+        for seed in range(1, 40):
+            plan, gen, x = _generate(
+                120.0, seed, {"awake_alpha", fam}, state="awake", require={fam}
+            )
+            site = getattr(plan.variety, field)[0]
+            if site:  # focal, not diffuse
+                break
+        assert fam in gen.families_present()
+        here, there = (_power(x[:, [EIDX[s]]], *band)[0] for s in (site, _MIRROR[site]))
+        assert here > 1.5 * there, (fam, site, here, there)

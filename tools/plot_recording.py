@@ -169,44 +169,52 @@ def plot_onset(
 _BENIGN_STATE = {"wicket": "drowsy", "rmtd": "drowsy", "fourteen_six": "drowsy",
                  "sreda": "awake", "posts_vertex": "sleep"}  # fmt: skip
 _STATE_FAMILY = {"awake": "awake_alpha", "drowsy": "drowsy", "sleep": "sleep"}
-_BENIGN_KIND = {"wicket": "wicket", "rmtd": "rmtd", "fourteen_six": "fourteen_six",
-                "sreda": "sreda", "posts_vertex": "posts"}  # fmt: skip
 
 
 def plot_family(
     family: str, out: Path, *, seed: int = 1, sfreq: float = 256.0, window: float = 20.0
 ) -> Path:
-    """Simulate a short recording holding one seizure or benign family (nothing else but
-    an awake, drowsy or sleep background and blinks) and draw its onset to ``out``."""
+    """Simulate a short recording holding one family (nothing else but an awake, drowsy or
+    sleep background and blinks) and draw its onset to ``out``: a seizure, a benign variant,
+    an artifact, or (from 30 s) a background family."""
     import tempfile
 
     from rt_eeg.sim import SeizureSpec
     from rt_eeg.sim.families import GROUP_OF
     from rt_eeg.sim.recording import RecordingGenerator, plan_recording, write_plan
+    from rt_eeg.sim.variety import KIND_FAMILY, STATE_FAMILY
 
     group = GROUP_OF.get(family)
-    if group not in ("seizure", "benign"):
-        raise SystemExit(f"--family {family}: not a seizure or benign family")
-    if group == "seizure":
+    if group is None:
+        raise SystemExit(f"--family {family}: unknown family")
+    if group == "background":
+        state = {v: k for k, v in STATE_FAMILY.items()}.get(family, "awake")
+        allowed = {family, STATE_FAMILY[state], "blink"}
+        plan = plan_recording(
+            120.0, sfreq, seed=seed, families=allowed, state=state, require={family}
+        )
+        onset, label, before = 30.0, f"{family} (background)", 0.0
+    elif group == "seizure":
         state = "awake"
         allowed = {family, "awake_alpha", "blink"}
         plan = plan_recording(150.0, sfreq, seed=seed, seizures=[SeizureSpec(40.0, 130.0, family=family)],
                               families=allowed, state=state)  # fmt: skip
         onset, label, before = 40.0, f"{family} ({plan.seizures[0].label})", 6.0
     else:
-        state = _BENIGN_STATE[family]
+        state = _BENIGN_STATE.get(family, "awake")
         allowed = {family, _STATE_FAMILY[state], "blink"}
+        kinds = {k for k, f in KIND_FAMILY.items() if f == family}
         for s in range(seed, seed + 50):  # the first seed whose recording has one early enough
             plan = plan_recording(
                 300.0, sfreq, seed=s, families=allowed, state=state, require={family}
             )
             evs = [tr for tr in RecordingGenerator(plan).transients
-                   if tr.kind == _BENIGN_KIND[family] and 10.0 < tr.start < 300.0 - window]  # fmt: skip
+                   if tr.kind in kinds and 10.0 < tr.start < 300.0 - window]  # fmt: skip
             if evs:
                 break
         else:
-            raise SystemExit(f"--family {family}: no example in 50 seeds")
-        onset, label, before = evs[0].start, f"{family} (benign, not annotated)", 3.0
+            raise SystemExit(f"--family {family}: no example in 50 seeds (a continuous one?)")
+        onset, label, before = evs[0].start, f"{family} ({group}, not annotated)", 3.0
     with tempfile.TemporaryDirectory() as tmp:
         edf = Path(tmp) / f"{family}.edf"
         write_plan(edf, plan)

@@ -287,27 +287,34 @@ def draw_artifacts(
 def draw_more_artifacts(duration: float, timeline: Timeline, variety, rng) -> list[Transient]:
     """Family-mode artifacts beyond the classic ones: sweat, longer drifts, movement and
     patting / tremor, for the families ``variety`` holds."""
+    from rt_eeg.sim.variety import family_rngs
+
     tl, act, has, out = timeline, variety.activity, variety.present, []
+    rngs = family_rngs(rng, ("sweat", "drift", "movement", "patting"))
 
     def seed():
         return int(rng.integers(2**31))
 
+    rng = rngs["sweat"]
     if "sweat" in has:
         for _ in range(int(rng.integers(1, 4))):
             d = float(min(rng.uniform(30.0, 300.0), duration))
             out.append(Transient("sweat", float(rng.uniform(0.0, duration - d + 1e-3)), d,
                                  float(rng.uniform(80.0, 300.0)),
                                  str(rng.choice(["FP1", "FP2", "F7", "F8", "T3", "T4", "FZ"])), seed()))  # fmt: skip
+    rng = rngs["drift"]
     if "drift" in has:
         for _ in range(int(rng.integers(1, 5))):
             d = float(min(rng.uniform(20.0, 120.0), duration))
             out.append(Transient("sway", float(rng.uniform(0.0, duration - d + 1e-3)), d,
                                  float(rng.uniform(30.0, 150.0)), str(rng.choice(ELECTRODES)), seed()))  # fmt: skip
+    rng = rngs["movement"]
     if "movement" in has:
         rate = 0.3 / 60.0 * act * (tl.awake + 0.3 * tl.drowsy + 0.1 * tl.sleep)
         for t in poisson_times(rng, rate, duration):
             out.append(Transient("movement", float(t), float(rng.uniform(1.0, 10.0)),
                                  float(rng.uniform(80.0, 400.0)), str(rng.choice(ELECTRODES)), seed()))  # fmt: skip
+    rng = rngs["patting"]
     if "patting" in has:
         for _ in range(int(rng.integers(1, 4))):
             d = float(min(rng.uniform(5.0, 60.0), duration))

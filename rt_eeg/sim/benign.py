@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from rt_eeg.sim.artifacts import poisson_times
+from rt_eeg.sim.families import FAMILIES
 from rt_eeg.sim.layout import EIDX
 from rt_eeg.sim.transients import Transient
 
@@ -140,13 +141,17 @@ def draw_benign(duration: float, timeline, variety, rng: np.random.Generator) ->
     """Benign-variant transients of a recording: only the families ``variety`` holds, at
     rates following the behavioural state (wickets, RMTD, 14 and 6 in drowsiness and light
     sleep; POSTS in sleep; SREDA awake or drowsy)."""
+    from rt_eeg.sim.variety import family_rngs
+
     tl, act, out = timeline, variety.activity, []
     has = variety.present
+    side = str(rng.choice(["left", "right", "both"]))  # the recording's usual side
+    rngs = family_rngs(rng, FAMILIES["benign"])
 
     def seed():
         return int(rng.integers(2**31))
 
-    side = str(rng.choice(["left", "right", "both"]))  # the recording's usual side
+    rng = rngs["wicket"]
     if "wicket" in has:
         f0 = rng.uniform(6.5, 10.5)
         rate = 2.0 / 60.0 * act * (tl.drowsy + 0.5 * tl.sleep + 0.3 * tl.awake)
@@ -155,6 +160,7 @@ def draw_benign(duration: float, timeline, variety, rng: np.random.Generator) ->
             out.append(Transient("wicket", float(t), float(rng.uniform(0.5, 4.0)),
                                  float(rng.uniform(60.0, 160.0)), s, seed(),
                                  float(np.clip(f0 + rng.normal(0, 0.4), 6.0, 11.0))))  # fmt: skip
+    rng = rngs["rmtd"]
     if "rmtd" in has:
         f0 = rng.uniform(5.0, 7.0)
         rate = 1.0 / 60.0 * act * (tl.drowsy + 0.3 * tl.awake)
@@ -163,18 +169,21 @@ def draw_benign(duration: float, timeline, variety, rng: np.random.Generator) ->
             out.append(Transient("rmtd", float(t), float(rng.uniform(3.0, 15.0)),
                                  float(rng.uniform(60.0, 140.0)), s, seed(),
                                  float(np.clip(f0 + rng.normal(0, 0.2), 5.0, 7.0))))  # fmt: skip
+    rng = rngs["fourteen_six"]
     if "fourteen_six" in has:
         rate = 1.5 / 60.0 * act * (tl.drowsy + tl.sleep)
         for t in poisson_times(rng, rate, duration):
             out.append(Transient("fourteen_six", float(t), float(rng.uniform(0.5, 1.2)),
                                  float(rng.uniform(30.0, 80.0)), str(rng.choice(["left", "right"])),
                                  seed(), 14.0 if rng.random() < 0.6 else 6.0))  # fmt: skip
+    rng = rngs["sreda"]
     if "sreda" in has and duration >= 60.0:
         for _ in range(1 + int(rng.random() < 0.3)):
             d = float(min(rng.uniform(40.0, 180.0), 0.5 * duration))
             t = float(rng.uniform(0.0, duration - d))
             out.append(Transient("sreda", t, d, float(rng.uniform(50.0, 120.0)), "", seed(),
                                  float(rng.uniform(8.0, min(25.0, 0.4 * d)))))  # fmt: skip
+    rng = rngs["posts_vertex"]
     if "posts_vertex" in has:
         for t in poisson_times(rng, 6.0 / 60.0 * tl.sleep, duration):
             out.append(Transient("posts", float(t), 2.0, float(rng.uniform(20.0, 60.0)), "", seed(),

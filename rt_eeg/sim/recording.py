@@ -291,7 +291,9 @@ class RecordingGenerator:
             if self.line is not None:  # poorly attached electrodes pick up more mains
                 self.line.amp = self.line.amp * np.sqrt(1.0 + np.asarray(v.elec_noise, np.float32))
             self._elec_gain = np.asarray(v.elec_gain, dtype=np.float32)
-            self._noise_uv = np.sqrt(AMP_NOISE_UV**2 + np.asarray(v.elec_noise) ** 2).astype(np.float32)
+            self._noise_uv = np.sqrt(AMP_NOISE_UV**2 + np.asarray(v.elec_noise) ** 2).astype(
+                np.float32
+            )
         self._noise_rng = rngs[7]
         self._cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         file_idx = [EIDX[e] for e in p.electrodes]

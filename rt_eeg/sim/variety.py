@@ -90,17 +90,18 @@ class Variety:
             elec_noise[i] *= rng.uniform(3.0, 12.0)  # a poorly attached electrode
             elec_gain[i] *= rng.uniform(0.6, 1.0)
         line_freq = 50.0 if rng.random() < 0.3 else 60.0
+        # one draw per optional family whatever is allowed: recordings that differ only in
+        # their allowed families differ only in those families
         present = frozenset(
-            f for f, p in PRESENCE.items() if f in allowed and (rng.random() < p or f in require)
+            f for f, p in PRESENCE.items() if (rng.random() < p or f in require) and f in allowed
         )
-        slowing = breach = None
         site = str(rng.choice(_FOCAL_SITES))
-        if "slowing" in present:
-            where = site if rng.random() < 0.7 else ""
-            slowing = (where, float(rng.uniform(15.0, 50.0)), bool(rng.random() < 0.5))
-        if "breach" in present:
-            breach = (str(rng.choice(_FOCAL_SITES)), float(rng.uniform(1.5, 2.5)),
-                      float(rng.uniform(5.0, 15.0)))  # fmt: skip
+        slow = (site if rng.random() < 0.7 else "", float(rng.uniform(15.0, 50.0)),
+                bool(rng.random() < 0.5))  # fmt: skip
+        breach = (str(rng.choice(_FOCAL_SITES)), float(rng.uniform(1.5, 2.5)),
+                  float(rng.uniform(5.0, 15.0)))  # fmt: skip
+        slowing = slow if "slowing" in present else None
+        breach = breach if "breach" in present else None
         return cls(allowed, gain, tuple(float(g) for g in elec_gain),
                    tuple(float(x) for x in elec_noise), line_freq, slowing, breach, present,
                    float(rng.lognormal(0.0, 0.5)))  # fmt: skip
@@ -151,6 +152,15 @@ class Variety:
         else:
             env = np.exp(0.2 * lowpass_noise(rng, n, 30.0))
         timeline.env["slowing"] = env.astype(np.float32)
+
+
+def family_rngs(rng: np.random.Generator, names) -> dict:
+    """One generator per family name, all seeded up front: what one family draws never
+    shifts what another draws."""
+    return {
+        n: np.random.default_rng(int(x))
+        for n, x in zip(names, rng.integers(0, 2**63, len(names)), strict=True)
+    }
 
 
 def families_present(plan, timeline, transients, faults, ecg_on: bool, line_on: bool) -> list[str]:
