@@ -58,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
 
     families = resolve_families(args.families, args.exclude_families)
 
+    if args.sample and (args.families or args.exclude_families):
+        raise RtEegError(
+            "--families / --exclude-families do not apply to --sample (a classic recording)"
+        )
     if args.sample:
         if args.sfreq is not None and (args.sfreq < 50 or args.sfreq != int(args.sfreq)):
             raise RtEegError(f"--sfreq {args.sfreq} must be a whole number of Hz, at least 50")
