@@ -175,11 +175,13 @@ SYNDROME_FAMILIES: dict[str, dict[str, float]] = {
 
 def patient_family_weights(syndrome: str, rng) -> dict[str, float]:
     """A patient's tendency to each seizure family (sums to 1 over all seizure families):
-    patients have one to three usual families, as real patients have stereotyped seizures."""
+    patients have one to three usual families, as real patients have stereotyped seizures,
+    and a third of their seizures follow the syndrome's general mix (so a patient with a
+    hundred seizures still shows several families)."""
     base = SYNDROME_FAMILIES.get(syndrome, SYNDROME_FAMILIES["focal"])
     w = {f: float(rng.gamma(0.5 * base.get(f, 0.05) + 0.02)) for f in FAMILIES["seizure"]}
-    total = sum(w.values())
-    return {f: v / total for f, v in w.items()}
+    total, total_b = sum(w.values()), sum(base.values())
+    return {f: 0.65 * v / total + 0.35 * base.get(f, 0.0) / total_b for f, v in w.items()}
 
 
 def choose_family(

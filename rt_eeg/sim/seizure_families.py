@@ -193,7 +193,7 @@ def family_amplitude(family: str, extent: str, profile, rng) -> float:
     elif extent == "hemispheric":  # broad fields look small on a bipolar montage
         amp = rng.uniform(150.0, 350.0)
     else:
-        amp = profile.seizure_uv * float(rng.lognormal(0.0, 0.3))
+        amp = profile.seizure_uv * float(rng.lognormal(0.0, 0.2))
     # fast discharges are low voltage; broad fields need more to show on a bipolar montage
     broad = extent in ("generalised", "hemispheric")
     scale = {"rhythmic_alpha": 0.7 if broad else 0.5,
