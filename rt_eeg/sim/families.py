@@ -154,6 +154,48 @@ def resolve_families(include: str | None, exclude: str | None) -> frozenset[str]
     return frozenset(allowed)
 
 
+def read_families(edf_path) -> dict:
+    """The ``<stem>.families.json`` sidecar of a simulated recording.
+
+    Parameters
+    ----------
+    edf_path : path-like
+        The EDF (or the sidecar itself).
+
+    Returns
+    -------
+    dict
+        ``seizure`` (family per seizure, time order), ``present`` (families in the
+        recording), ``sfreq``, ``montage``, ``gain``.
+
+    Raises
+    ------
+    RtEegError
+        When the sidecar is missing or malformed (one line naming it).
+    """
+    import json
+    from pathlib import Path
+
+    path = Path(edf_path)
+    if not path.name.endswith(".families.json"):
+        path = path.with_suffix(".families.json")
+    try:
+        doc = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise RtEegError(
+            "no families sidecar (not a family-mode simulated recording?)", path
+        ) from None
+    except (OSError, ValueError) as err:
+        raise RtEegError(f"unreadable families sidecar ({err})", path) from None
+    keys = {"seizure", "present", "sfreq", "montage", "gain"}
+    if not isinstance(doc, dict) or not keys <= set(doc):
+        raise RtEegError(f"families sidecar lacks {', '.join(sorted(keys - set(doc or {})))}", path)
+    unknown = [f for f in [*doc["seizure"], *doc["present"]] if f not in GROUP_OF]
+    if unknown:
+        raise RtEegError(f"families sidecar names unknown family {unknown[0]!r}", path)
+    return doc
+
+
 def seizure_families(allowed) -> tuple[str, ...]:
     """The allowed seizure families, in :data:`FAMILIES` order."""
     return tuple(f for f in FAMILIES["seizure"] if f in allowed)

@@ -367,7 +367,8 @@ class RecordingGenerator:
         """Families this (family-mode) recording holds, in :data:`FAMILIES` order."""
         if self.plan.variety is None:
             raise ValueError("a classic recording (no variety) has no family list")
-        line_on = self.line is not None and self.line.freq > 0
+        # a line notch-filtered at acquisition (a few tenths of a microvolt) is not there
+        line_on = self.line is not None and self.line.freq > 0 and self.line.amp.max() > 0.5
         return families_present(self.plan, self.timeline, self.transients, self.faults,
                                 bool(self.ecg.leak.any()), line_on)  # fmt: skip
 

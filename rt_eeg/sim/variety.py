@@ -32,7 +32,7 @@ STATE_FAMILY = {"awake": "awake_alpha", "drowsy": "drowsy", "sleep": "sleep"}
 PRESENCE: dict[str, float] = {
     "slowing": 0.2, "breach": 0.07, "wicket": 0.2, "rmtd": 0.15, "fourteen_six": 0.15,
     "sreda": 0.08, "posts_vertex": 0.8, "sweat": 0.2, "drift": 0.5, "movement": 0.35,
-    "patting": 0.12, "electrode_pop": 0.6,
+    "patting": 0.12,
 }  # fmt: skip
 #: Sites of focal slowing and breach rhythms (temporal and central most often).
 _FOCAL_SITES = ("T3", "T4", "F7", "F8", "C3", "C4", "T5", "T6", "F3", "F4", "P3", "P4")
