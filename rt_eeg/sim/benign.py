@@ -27,7 +27,7 @@ _MIRROR = {"FP1": "FP2", "F3": "F4", "C3": "C4", "P3": "P4", "O1": "O2", "F7": "
            "T3": "T4", "T5": "T6", "A1": "A2"}  # fmt: skip
 _SREDA = {"P3": 1.0, "P4": 1.0, "PZ": 0.9, "T5": 0.8, "T6": 0.8, "CZ": 0.6, "C3": 0.55,
           "C4": 0.55, "O1": 0.5, "O2": 0.5, "T3": 0.35, "T4": 0.35}  # fmt: skip
-_POSTS = {"O1": 1.0, "O2": 1.0, "PZ": 0.45, "P3": 0.4, "P4": 0.4, "T5": 0.35, "T6": 0.35}
+_POSTS = {"O1": 1.0, "O2": 1.0, "PZ": 0.3, "P3": 0.25, "P4": 0.25, "T5": 0.2, "T6": 0.2}
 
 
 def _field(kind: str, site: str) -> tuple[np.ndarray, np.ndarray]:
@@ -186,6 +186,6 @@ def draw_benign(duration: float, timeline, variety, rng: np.random.Generator) ->
     rng = rngs["posts_vertex"]
     if "posts_vertex" in has:
         for t in poisson_times(rng, 6.0 / 60.0 * tl.sleep, duration):
-            out.append(Transient("posts", float(t), 2.0, float(rng.uniform(20.0, 60.0)), "", seed(),
+            out.append(Transient("posts", float(t), 2.0, float(rng.uniform(35.0, 90.0)), "", seed(),
                                  float(rng.integers(1, 7))))  # fmt: skip
     return [tr for tr in out if tr.start < duration]
