@@ -556,3 +556,21 @@ def test_read_families_rejects_missing_and_malformed_sidecars(tmp_path):
                                 "montage": "01_tcp_ar", "gain": 1.0}))  # fmt: skip
     with pytest.raises(RtEegError, match="rhythmic_gamma"):
         read_families(side)
+
+
+def test_plot_tool_draws_a_family_and_sample_refuses_families(tmp_path, capsys):
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location(
+        "plot_recording", root / "tools" / "plot_recording.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    png = mod.plot_family("rmtd", tmp_path / "rmtd.png", window=6.0)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(SystemExit, match="unknown family"):
+        mod.plot_family("rhythmic_gamma", tmp_path / "x.png")
+    assert main(["simulate", "--out", str(tmp_path), "--sample", "--families", "seizure"]) == 2
+    assert "--sample" in capsys.readouterr().err

@@ -206,10 +206,10 @@ def plot_family(
         kinds = {k for k, f in KIND_FAMILY.items() if f == family}
         for s in range(seed, seed + 50):  # the first seed whose recording has one early enough
             plan = plan_recording(
-                300.0, sfreq, seed=s, families=allowed, state=state, require={family}
+                180.0, sfreq, seed=s, families=allowed, state=state, require={family}
             )
             evs = [tr for tr in RecordingGenerator(plan).transients
-                   if tr.kind in kinds and 10.0 < tr.start < 300.0 - window]  # fmt: skip
+                   if tr.kind in kinds and 10.0 < tr.start < 180.0 - window]  # fmt: skip
             if evs:
                 break
         else:
