@@ -181,8 +181,9 @@ def plot_family(
 
     from rt_eeg.sim import SeizureSpec
     from rt_eeg.sim.families import GROUP_OF
-    from rt_eeg.sim.recording import RecordingGenerator, plan_recording, write_plan
+    from rt_eeg.sim.recording import RecordingGenerator, plan_recording
     from rt_eeg.sim.variety import KIND_FAMILY, STATE_FAMILY
+    from rt_eeg.sim.writer import write_plan
 
     group = GROUP_OF.get(family)
     if group is None:

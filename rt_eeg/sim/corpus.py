@@ -36,15 +36,9 @@ from rt_eeg.sim.families import (
 )
 from rt_eeg.sim.layout import EIDX, MONTAGES, TCP_PAIRS
 from rt_eeg.sim.profile import PatientProfile
-from rt_eeg.sim.recording import (
-    RecordingPlan,
-    SignalSpec,
-    default_signals,
-    plan_recording,
-    signals_from_header,
-    write_plan,
-)
+from rt_eeg.sim.recording import RecordingPlan, plan_recording
 from rt_eeg.sim.seizures import LABEL_KINDS, SeizureSpec
+from rt_eeg.sim.writer import SignalSpec, default_signals, signals_from_header, write_plan
 
 #: Sample rates a corpus draws from, with their weights (TUSZ is mostly 250 and 256 Hz).
 SFREQS: dict[int, float] = {250: 0.45, 256: 0.25, 200: 0.07, 400: 0.08, 500: 0.07, 512: 0.08}
