@@ -396,6 +396,7 @@ class Decoder:
         for name in (MODEL_FILE, FEATURES_FILE, MANIFEST_FILE):
             if not (self.model_dir / name).is_file():
                 raise RtEegError(f"model folder has no {name}", self.model_dir)
+        verify_model_files(self.model_dir)  # before anything in the folder is parsed
         running = feature_config if feature_config is not None else FeatureConfig()
         saved = FeatureConfig.load(self.model_dir / FEATURES_FILE)
         if saved != running:
@@ -643,16 +644,79 @@ def predict_recording(model: Decoder | str | os.PathLike, features: np.ndarray) 
     return decoder.predict_recording(features)
 
 
+#: Files whose sha256 the manifest records (``files_sha256``) and loading verifies.
+HASHED_FILES = (MODEL_FILE, FEATURES_FILE)
+
+
+def model_file_hashes(model_dir: str | os.PathLike) -> dict[str, str]:
+    """sha256 (hex) of ``model.keras`` and ``features.toml``, for the manifest."""
+    import hashlib
+
+    out = {}
+    for name in HASHED_FILES:
+        h = hashlib.sha256()
+        with open(Path(model_dir) / name, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        out[name] = h.hexdigest()
+    return out
+
+
+def verify_model_files(model_dir: str | os.PathLike) -> None:
+    """Refuse a model folder whose files differ from the hashes in its manifest.
+
+    A model saved before ``files_sha256`` existed loads with a logged warning. A manifest
+    that is not valid JSON is left to the caller's manifest check.
+    """
+    import logging
+
+    model_dir = Path(model_dir)
+    try:
+        manifest = json.loads((model_dir / MANIFEST_FILE).read_text("utf-8"))
+        expected = manifest.get("files_sha256")
+    except (OSError, ValueError, AttributeError):
+        return
+    if expected is None:
+        logging.getLogger("rt_eeg.decoder").warning(
+            "%s: manifest predates file hashes (files_sha256); model files not verified",
+            model_dir / MANIFEST_FILE,
+        )
+        return
+    if not isinstance(expected, dict) or set(expected) != set(HASHED_FILES):
+        raise RtEegError(
+            f"files_sha256 must map {', '.join(HASHED_FILES)} to sha256 hex digests",
+            model_dir / MANIFEST_FILE,
+        )
+    actual = model_file_hashes(model_dir)
+    for name in HASHED_FILES:
+        if actual[name] != expected[name]:
+            raise RtEegError(
+                f"sha256 {actual[name][:12]}... does not match manifest.json "
+                f"({str(expected[name])[:12]}...): modified or replaced, refusing to load",
+                model_dir / name,
+            )
+
+
 def _load_model(path: Path, device: str):
-    """Load a Keras model and a traced inference function ``(n, 70, F) -> (n,)``."""
+    """Load a Keras model and a traced inference function ``(n, 70, F) -> (n,)``.
+
+    ``safe_mode=True`` (also Keras' default, stated so it cannot silently change): a model
+    file cannot make loading run code (no lambda layers deserialised from bytecode).
+    """
+    import zipfile
+
     import keras
     import tensorflow as tf
 
+    if not zipfile.is_zipfile(path):
+        raise RtEegError("not a valid Keras model (not a .keras zip archive)", path)
     try:
         with tf.device(device):
-            model = keras.saving.load_model(path, compile=False)
-    except (OSError, ValueError) as err:
-        raise RtEegError(f"cannot load the Keras model ({err})", path) from err
+            model = keras.saving.load_model(path, compile=False, safe_mode=True)
+    except Exception as err:  # Keras reports a corrupt archive with many exception types
+        text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        text = ". ".join(text.split(". ")[:2]).rstrip(".")[:300]  # Keras' advice would mislead
+        raise RtEegError(f"not a valid Keras model ({text})", path) from err
     return model, make_infer(model, device)
 
 
@@ -719,6 +783,7 @@ def write_untrained_model(
         model_dir / MANIFEST_FILE,
         {
             "format": "rt_eeg_model_v1",
+            "files_sha256": model_file_hashes(model_dir),
             "trained": False,
             "seed": seed,
             "architecture": {"name": arch, "n_params": int(model.count_params())},

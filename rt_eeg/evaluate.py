@@ -27,7 +27,13 @@ from pathlib import Path
 import numpy as np
 
 from rt_eeg.errors import RtEegError
-from rt_eeg.io.annotations import Annotation, Event, read_annotation, read_csv_bi
+from rt_eeg.io.annotations import (
+    Annotation,
+    Event,
+    check_within_recording,
+    read_annotation,
+    read_csv_bi,
+)
 from rt_eeg.io.atomic import save_npz_atomic, write_json_atomic, write_text_atomic
 from rt_eeg.io.corpus import CorpusItem, parse_chbmit_summary
 from rt_eeg.outputs import output_paths, write_outputs
@@ -62,7 +68,7 @@ def run_recording(edf: str, out_dir: str, model_dir: str, post: dict, device: st
     row = {"name": name, "edf": str(edf), "hyp": str(paths["hyp"]), "csv_bi": str(paths["csv_bi"]),
            "probs": str(probs_path)}  # fmt: skip
     if paths["hyp"].is_file() and probs_path.is_file():
-        with np.load(probs_path) as z:
+        with np.load(probs_path, allow_pickle=False) as z:
             return row | {"status": "skipped", "duration_s": float(z["duration"]), "seconds": 0.0}
     t0 = time.perf_counter()
     try:
@@ -99,8 +105,11 @@ def reference_annotation(item: CorpusItem, duration: float) -> Annotation | None
     if item.ref.name.endswith("-summary.txt"):
         seizures = parse_chbmit_summary(item.ref).get(item.edf.name, [])
         events = [Event(a, b, "seiz") for a, b in seizures]
-        return Annotation(item.ref, events, duration)
-    return read_annotation(item.ref)
+        ann = Annotation(item.ref, events, duration)
+    else:
+        ann = read_annotation(item.ref)
+    check_within_recording(ann, duration, item.edf)  # e.g. a seizure at 99999 s in 600 s
+    return ann
 
 
 def run_corpus(items: list[CorpusItem], out_dir, model_dir, *, post: PostprocessConfig, workers: int | None = None,
@@ -193,7 +202,7 @@ def _pairs(items, rows) -> tuple[list, list[dict]]:
 def load_probs(rows: list[dict]) -> list[dict]:
     out = []
     for row in rows:
-        with np.load(row["probs"]) as z:
+        with np.load(row["probs"], allow_pickle=False) as z:
             out.append({"epoch_starts": z["epoch_starts"], "probs": z["probs"], "ch_names": list(z["ch_names"]),
                         "duration": float(z["duration"])})  # fmt: skip
     return out

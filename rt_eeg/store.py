@@ -316,7 +316,7 @@ class FeatureStore:
         self.path = Path(path)
         try:
             self.index = json.loads((self.path / "index.json").read_text("utf-8"))
-            npz = np.load(self.path / "index.npz")
+            npz = np.load(self.path / "index.npz", allow_pickle=False)
             self.track_recording = npz["track_recording"]
             self.track_channel = npz["track_channel"]
             self.track_offset = npz["track_offset"]

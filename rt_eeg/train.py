@@ -48,6 +48,7 @@ from rt_eeg.decoder import (
     WINDOW_FRAMES,
     build_model,
     make_infer,
+    model_file_hashes,
     model_width,
     normalise_windows,
     resolve_device,
@@ -493,6 +494,7 @@ def train_from_store(
         "dev_scores": best[3],
         "history": history,
         "weights_sha256": weights_hash,
+        "files_sha256": model_file_hashes(out_dir),  # verified at load (tamper check)
         "training_seconds": round(time.perf_counter() - t_start, 3),
     }
     write_json_atomic(out_dir / MANIFEST_FILE, manifest)
