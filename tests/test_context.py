@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rt_eeg.context import BLOCK_EPOCHS, BackgroundContext, gate_score, recording_centers
-from rt_eeg.decoder import FRAMES_PER_EPOCH, Decoder, rehash_model, write_untrained_model
+from rt_eeg.decoder import FRAMES_PER_EPOCH, Decoder, write_untrained_model
 from rt_eeg.features import compute_features
 
 pytestmark = [
@@ -21,7 +21,9 @@ N_FEAT = 26
 def ctx_decoders(tmp_path_factory):
     root = tmp_path_factory.mktemp("ctx_models")
     return {
-        norm: Decoder(write_untrained_model(root / norm, normalisation=norm, seed=3), device="cpu")
+        norm: Decoder(
+            write_untrained_model(root / norm, normalisation=norm, seed=3), device="cpu"
+        )
         for norm in ("context", "context_maxabs")
     }
 
@@ -89,7 +91,7 @@ def test_store_centers_equal_decoder_centers(ctx_decoders):
 
     got = []
     for e in range(150):
-        ((win, nv, _, emean),) = stream._advance(
+        (win, nv, _, emean), = stream._advance(
             feats[e * FRAMES_PER_EPOCH : (e + 1) * FRAMES_PER_EPOCH], np.zeros(FRAMES_PER_EPOCH)
         )
         got.append(stream.context.center(window_mean(win, nv)))
@@ -105,9 +107,7 @@ def test_context_inputs_are_gain_invariant(ctx_decoders):
     dec = ctx_decoders["context"]
     rng = np.random.default_rng(7)
     t = np.arange(250 * 120) / 250.0
-    sig = (20 * np.sin(2 * np.pi * 9 * t)[:, None] + rng.normal(0, 10, (t.size, 4))).astype(
-        np.float32
-    )
+    sig = (20 * np.sin(2 * np.pi * 9 * t)[:, None] + rng.normal(0, 10, (t.size, 4))).astype(np.float32)
     f1, _ = compute_features(sig, dec.feature_config)
     f3, _ = compute_features(3 * sig, dec.feature_config)
     assert np.abs(f3[:, :, 0] - f1[:, :, 0]).mean() == pytest.approx(np.log(9), abs=0.01)
@@ -138,7 +138,14 @@ def test_gate_keeps_called_seizure_out(tmp_path):
     w[-1][:] = 50.0  # output bias: sigmoid -> 1 for any input
     model.set_weights(w)
     model.save(d / "model.keras")
-    rehash_model(d)  # a deliberate edit: record the new file hash (loading checks it)
+    # a deliberate edit of the weights: record its hash, as training would
+    import json
+
+    from rt_eeg.decoder import model_file_hashes
+
+    man = json.loads((d / "manifest.json").read_text())
+    man["files_sha256"] = model_file_hashes(d)
+    (d / "manifest.json").write_text(json.dumps(man))
     dec = Decoder(d, device="cpu")
     stream = dec.open_stream(4)
     feats = _features(np.random.default_rng(9), 10 * 30, n_ch=4)
