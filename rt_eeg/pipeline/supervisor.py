@@ -92,6 +92,7 @@ class Supervisor:
     def __init__(self, edf, out_dir, *, speed: float | None = 1.0, config: PipelineConfig | None = None,
                  monitor: str | None = None, on_event=None, screenshot_at: float | None = None):  # fmt: skip
         from rt_eeg.io.edf import open_recording
+        from rt_eeg.montage import check_enough_channels
 
         self.t_launch = time.time()
         self.edf = Path(edf).resolve()
@@ -103,6 +104,7 @@ class Supervisor:
         self.on_event = on_event or (lambda *a: None)
         with open_recording(self.edf) as rec:  # validate before anything starts
             self.ch_names, self.duration, self.montage = rec.ch_names, rec.duration, rec.montage
+        check_enough_channels(self.ch_names, self.edf)
         model = Path(self.cfg.model)
         if not (model / "model.keras").is_file():
             raise RtEegError("model folder has no model.keras", model)
@@ -190,6 +192,9 @@ class Supervisor:
         cmd = [sys.executable, "-c", wrapper, "monitor",
                "--connect", self.endpoints["display_signal"], "--connect", self.endpoints["display_decision"],
                "--ch-names", ",".join(self.ch_names), "--stats", str(self.out_dir / "monitor_stats.json")]  # fmt: skip
+        sec = self.cfg.security  # CURVE display endpoints: the local monitor is a client (h2)
+        if sec is not None and sec.client_secret_key:
+            cmd += ["--server-key", sec.server_public_key, "--client-key", sec.client_secret_key]
         env = dict(os.environ)
         if self.monitor == "headless":
             env["QT_QPA_PLATFORM"] = "offscreen"
