@@ -53,6 +53,12 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 LOCK = "supervisor.pid"
 
 
+def _count(value) -> int:
+    """A counter from a stage's statistics (control messages are checked for shape, not for
+    the contents of ``stats``: a bad value counts as 0 rather than breaking the metrics)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -397,7 +403,7 @@ class Supervisor:
         rest of the recording not analysed."""
         self.errors.append({"stage": "source", "error": f"exited with code {returncode} mid-stream; "
                             f"the rest of the recording was not analysed"})  # fmt: skip
-        frames = (self.stats.get(("source", 0)) or {}).get("processed", 0)
+        frames = _count((self.stats.get(("source", 0)) or {}).get("processed"))
         self.done["source"] = {"failed": True, "frames": frames}
         self._send_eos("features")
 
@@ -463,9 +469,12 @@ class Supervisor:
                 self.stats[(stage, self.incarnation[stage])] = st
         gaps, malformed = [], dict.fromkeys(DETECTION_STAGES[1:], 0)
         for (stage, inc), st in sorted(self.stats.items()):
-            gaps += [g | {"stage": stage, "stage_incarnation": inc} for g in st.get("gaps", [])]
+            found = st.get("gaps") if isinstance(st.get("gaps"), list) else []
+            gaps += [
+                g | {"stage": stage, "stage_incarnation": inc} for g in found if isinstance(g, dict)
+            ]
             if stage in malformed:
-                malformed[stage] += int(st.get("malformed", 0))
+                malformed[stage] += _count(st.get("malformed"))
         malformed["supervisor"] = self.malformed_control
         if source.get("failed"):
             gaps.append({"stage": "source", "from_t": round(source.get("frames", 0) * 0.1, 3),
