@@ -271,6 +271,10 @@ def test_folder_in_use_by_a_live_run_is_refused(recording, model_dir, tmp_path):
     (out / ".run").mkdir(parents=True)
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "rt_eeg"])
     try:
+        deadline = time.monotonic() + 30  # until it has exec'd (a fresh fork shows our cmdline)
+        while b"rt_eeg" not in Path(f"/proc/{sleeper.pid}/cmdline").read_bytes():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
         (out / ".run" / "supervisor.pid").write_text(str(sleeper.pid))
         with pytest.raises(RtEegError, match="in use by a running rt-eeg"):
             Supervisor(recording, out, config=PipelineConfig(model=str(model_dir)))
