@@ -281,3 +281,26 @@ def test_folder_in_use_by_a_live_run_is_refused(recording, model_dir, tmp_path):
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_stop_while_a_restarted_decoder_is_starting_still_writes_outputs(
+    recording, model_dir, tmp_path
+):
+    """Regression (issue #15): after the decoder was killed, Ctrl-C did not end the run and
+    no outputs were written although decisions sat in the journal."""
+    kill, killed = _killer(tmp_path, "decoder", 100)
+    stopped: dict = {}
+
+    def on_event(kind, who, info):
+        kill(kind, who, info)
+        if kind == "restart" and not stopped:  # the new decoder is still importing TensorFlow
+            stopped["t"] = time.monotonic()
+            os.kill(os.getpid(), signal.SIGINT)
+
+    sup, metrics = _supervise(recording, tmp_path / "live", model_dir, on_event=on_event)
+    assert stopped and time.monotonic() - stopped["t"] < 30
+    assert metrics["stop_signal"] == "SIGINT" and metrics["interrupted"] is True
+    labels = _check_outputs(tmp_path / "live", recording.stem)
+    assert labels[:5].count("na") == 0 and labels[-1] == "na"  # decided before, na after
+    assert metrics["n_decisions"] > 0
+    _no_leftovers(tmp_path)
