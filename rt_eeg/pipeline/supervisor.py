@@ -61,19 +61,33 @@ class Supervisor:
     """
 
     def __init__(self, edf, out_dir, *, speed: float | None = 1.0, config: PipelineConfig | None = None,
-                 monitor: str | None = None, on_event=None, screenshot_at: float | None = None):  # fmt: skip
-        from rt_eeg.io.edf import open_recording
+                 monitor: str | None = None, on_event=None, screenshot_at: float | None = None,
+                 name: str | None = None, rotate_s: float = 3600.0, stop_after_s: float | None = None):  # fmt: skip
+        from rt_eeg.sources import source_from_spec
 
         self.t_launch = time.time()
-        self.edf = Path(edf).resolve()
+        # ``edf`` is a recording (a finite run) or a source description such as
+        # {"kind": "lsl", "name": ...} (a live run: no end until stopped).
+        if isinstance(edf, dict):
+            self.source = dict(edf)
+        else:
+            self.source = {"kind": "edf", "path": str(Path(edf).resolve())}
+        self.edf = Path(self.source["path"]) if "path" in self.source else None
         self.out_dir = Path(out_dir)
         self.cfg = config or PipelineConfig()
         self.speed = speed
         self.monitor = monitor
         self.screenshot_at = screenshot_at
         self.on_event = on_event or (lambda *a: None)
-        with open_recording(self.edf) as rec:  # validate before anything starts
-            self.ch_names, self.duration, self.montage = rec.ch_names, rec.duration, rec.montage
+        src = source_from_spec(self.source)  # validate before anything starts
+        try:
+            self.ch_names, self.duration, self.montage = src.ch_names, src.duration, src.montage
+            self.source_info = src.describe()
+            default_name = src.name
+        finally:
+            src.close()
+        self.live = self.duration is None
+        self._stop_requested = False
         model = Path(self.cfg.model)
         if not (model / "model.keras").is_file():
             raise RtEegError("model folder has no model.keras", model)
@@ -83,12 +97,13 @@ class Supervisor:
             shutil.rmtree(self.run_dir)
         self.run_dir.mkdir()
         self.endpoints, self._ipc_dir = default_endpoints(self.cfg.transport, self.cfg.endpoints)
-        self.name = self.edf.stem
+        self.name = name or "".join(c if c.isalnum() or c in "-_." else "_" for c in default_name)
         self.run = {
-            "edf": str(self.edf), "out_dir": str(self.out_dir), "run_dir": str(self.run_dir),
+            "edf": str(self.edf) if self.edf else None, "source": self.source,
+            "out_dir": str(self.out_dir), "run_dir": str(self.run_dir),
             "name": self.name, "speed": speed, "model": str(model), "config": self.cfg.to_dict(),
             "endpoints": self.endpoints, "ch_names": self.ch_names, "duration": self.duration,
-            "montage": self.montage,
+            "montage": self.montage, "rotate_s": float(rotate_s), "stop_after_s": stop_after_s,
         }  # fmt: skip
         self.run_json = self.run_dir / "run.json"
         self.run_json.write_text(json.dumps(self.run, indent=2))
@@ -179,6 +194,9 @@ class Supervisor:
                         raise RtEegError(f"stages not ready after {self.cfg.ready_timeout_s:.0f} s: {', '.join(missing)} "
                                          f"(see {self.run_dir}/*.log)")  # fmt: skip
                     self._watch(go_sent)
+                    if self._stop_requested is True and go_sent:
+                        self._stop_requested = "sent"
+                        cmd.send(json.dumps({"cmd": "stop"}).encode())
                 except KeyboardInterrupt:
                     if interrupted:
                         raise
@@ -240,12 +258,17 @@ class Supervisor:
                     raise RtEegError(
                         f"{stage} stage failed to start: {(reported or [self._last_log_line(stage)])[-1]}"
                     )
-                if stage == "source":
+                if stage == "source" and not self.live:
                     self._end_stream_for_source(proc.returncode)
                     continue
                 self.restart(stage, f"exited with code {proc.returncode}")
             elif stage in self.ready and now - self.last_seen[stage] > self.cfg.dead_after_s:
                 self.restart(stage, f"silent for {now - self.last_seen[stage]:.1f} s")
+
+    def request_stop(self) -> None:
+        """Ask the source to stop (as Ctrl-C does); the run then flushes and ends. Safe to
+        call from ``on_event``."""
+        self._stop_requested = True
 
     def _end_stream_for_source(self, returncode: int) -> None:
         """The source died mid-stream. It cannot resume at the right sample, so the run ends
@@ -310,8 +333,8 @@ class Supervisor:
         gaps = [g | {"stage": s} for s, st in self.done.items() for g in st.get("gaps", [])]
         monitor_stats = self._monitor_stats()
         return {
-            "recording": str(self.edf),
-            "duration_s": self.duration,
+            "recording": str(self.edf) if self.edf else self.source_info,
+            "duration_s": self.duration if not self.live else source.get("t_end"),
             "speed": self.speed if self.speed else "max",
             "interrupted": interrupted,
             "algorithmic_delay_s": FeatureConfig().delay_s,
