@@ -148,10 +148,8 @@ class Recording:
             )
         ks = list(range(len(self._rates)))
         n_blocks = max(1, int(np.ceil(self.duration / READ_BLOCK_S)))
-        for b in range(n_blocks):
-            block = self._read_native(ks, self.native_sfreq, b)
-            if len(block):
-                yield block
+        blocks = (self._read_native(ks, self.native_sfreq, b) for b in range(n_blocks))
+        return (b for b in blocks if len(b))
 
     @property
     def input_labels(self) -> list[str]:

@@ -58,12 +58,13 @@ def repair_torn_tail(path: Path) -> int:
         return size - keep
 
 
-def read_part(path: str | os.PathLike) -> list[str]:
-    """Records of one part (header lines starting with ``#`` and a torn last line dropped)."""
+def read_part(path: str | os.PathLike, header: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """Records of one part: ``#`` comments, the ``header`` lines and a torn last line dropped."""
     text = Path(path).read_text(encoding="utf-8")
     lines = text.split("\n")
     complete = lines[:-1]  # the last element is "" after a final newline, else a torn line
-    return [ln for ln in complete if ln and not ln.startswith("#")]
+    skip = set(header)
+    return [ln for ln in complete if ln and not ln.startswith("#") and ln not in skip]
 
 
 class RotatingText:
@@ -189,7 +190,7 @@ class RotatingText:
         """Every record on disk, in order (for the final assembly and for tests)."""
         out: list[str] = []
         for k in self.parts():
-            out += read_part(self.path(k))
+            out += read_part(self.path(k), self.header)
         return out
 
 

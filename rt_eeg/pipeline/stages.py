@@ -144,7 +144,7 @@ class SourceStage(StageBase):
                         self.stopping = True
                     self._publish_status(src.status)
                     self.ctl.beat()
-                    if self.stopping:
+                    if self.stopping or (stop_after is not None and src.received_s >= stop_after):
                         break
                     continue
                 if speed:  # drift-free pacing: sleep to an absolute target, never accumulate error
@@ -160,8 +160,8 @@ class SourceStage(StageBase):
                 self._publish_status(src.status)
                 if not self._emit(blk, src, out, pub, writer, abort):
                     break
-                if stop_after is not None and self.t_end >= stop_after:
-                    break
+                if stop_after is not None and live and src.received_s >= stop_after:
+                    break  # what the source still holds comes out of finish()
             for blk in src.finish(per_message):  # a live stream's open segment: its tail
                 self._emit(blk, src, out, pub, writer, abort)
         finally:

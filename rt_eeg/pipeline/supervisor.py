@@ -233,6 +233,7 @@ class Supervisor:
             self.last_seen[stage] = time.monotonic()
             if msg.header.get("error"):
                 self.errors.append({"stage": stage, "error": msg.header["error"]})
+                self.on_event("error", stage, msg.header["error"])
             if kind == "ready":
                 self.ready.add(stage)
                 self.on_event("ready", stage, None)

@@ -29,6 +29,10 @@ class EdfSource:
         self.montage = self.rec.montage
         self.duration: float | None = self.rec.duration
 
+    @property
+    def received_s(self) -> float:
+        return self.duration
+
     def describe(self) -> dict:
         return {"kind": "edf", "path": str(self.rec.path)}
 

@@ -300,6 +300,7 @@ class LslSource:
         start = max(place, -(-self._end // FRAME) * FRAME)
         cond = Conditioner([self.stream_sfreq] * len(self._inputs), self._montage, self.sfreq)
         self._seg = [cond, start, 0, True]  # conditioner, start, emitted, next block resets
+        self._seg_t0, self._seg_n = start / self.sfreq, 0
 
     def _close_segment(self) -> Iterator[SignalBlock]:
         if self._seg is None:
@@ -311,7 +312,15 @@ class LslSource:
         self._end = self._seg[1] + self._seg[2]
         self._seg = None
 
+    @property
+    def received_s(self) -> float:
+        """Signal time up to which samples have arrived (some may still be in the resampler)."""
+        if getattr(self, "_seg", None) is None:
+            return getattr(self, "_end", 0) / self.sfreq
+        return self._seg_t0 + self._seg_n / self.stream_sfreq
+
     def _push(self, raw: np.ndarray, chunk_samples: int) -> Iterator[SignalBlock]:
+        self._seg_n += len(raw)
         out = self._seg[0].push(raw)
         self._pending = np.concatenate([self._pending, out]) if len(self._pending) else out
         while len(self._pending) >= chunk_samples:
