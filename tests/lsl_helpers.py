@@ -36,8 +36,10 @@ class Publisher(threading.Thread):
     timestamp gap, and a pause is an outage seen by the inlet as silence.
     """
 
-    def __init__(self, edf, name: str, *, speed: float, plan=None, wait_consumer_s: float = 120.0):
+    def __init__(self, edf, name: str, *, speed: float, plan=None, wait_consumer_s: float = 120.0,
+                 go: threading.Event | None = None):  # fmt: skip
         super().__init__(daemon=True)
+        self.go = go
         self.edf, self.name, self.speed = edf, name, speed
         self.plan = plan
         self.wait_consumer_s = wait_consumer_s
@@ -62,6 +64,8 @@ class Publisher(threading.Thread):
                 outlet = make_outlet(self.name, rec.input_labels, fs)
             self.outlet_ready.set()
             outlet.wait_for_consumers(self.wait_consumer_s)
+            if self.go is not None:  # e.g. the pipeline's "go": everything is listening
+                self.go.wait(self.wait_consumer_s)
             plan = self.plan or [(0.0, len(data) / fs, 0.0)]
             t0_lsl = pylsl.local_clock()
             t0_wall = time.monotonic()

@@ -4,12 +4,13 @@ live outputs (parts + index == the offline outputs, torn tails, disk errors)."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import numpy as np
 import pytest
 from edf_factory import tuh_like, write_edf
-from lsl_helpers import Publisher, unique_name
+from lsl_helpers import Publisher, pylsl, unique_name
 
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.edf import open_recording
@@ -80,6 +81,54 @@ def test_a_timestamp_gap_starts_a_new_segment_at_its_place(rec256):
     assert np.allclose(first[:-100], whole[: 12 * 250 - 100], atol=1e-3)
     second = np.concatenate([b.data for b in blocks if b.start >= resets[0].start])
     assert len(second) == 14 * 250
+
+
+def test_a_lost_stream_is_reported_and_a_restarted_outlet_is_picked_up(rec256):
+    """The amplifier software stops (outlet gone) and starts again (same source id): the
+    source says "no data", recovers the stream by itself, and marks the gap."""
+    name = unique_name()
+    with open_recording(rec256) as rec:
+        data = np.concatenate(list(rec.native_blocks()))
+        labels, fs = rec.input_labels, rec.native_sfreq
+    t0 = pylsl.local_clock()
+
+    def push(outlet, a_s, b_s):
+        a, b = int(a_s * fs), int(b_s * fs)
+        for i in range(a, b, 64):
+            j = min(i + 64, b)
+            outlet.push_chunk(np.ascontiguousarray(data[i:j]), t0 + (j - 1) / fs)
+
+    outlet = make_outlet(name, labels, fs)
+    src = LslSource(name, resolve_timeout_s=20)
+    statuses, blocks = [], []
+    try:
+        push(outlet, 0, 10)
+        it = src.blocks(25, idle_s=0.05)
+        deadline = time.monotonic() + 60
+        while src.received_s < 10 and time.monotonic() < deadline:
+            blk = next(it)
+            blocks += [blk] if blk is not None else []
+        del outlet  # the amplifier software quits
+        while not src.status.startswith("no data for 2") and time.monotonic() < deadline:
+            blk = next(it)  # the rest of what arrived, then silence
+            blocks += [blk] if blk is not None else []
+            statuses.append(src.status)
+        outlet = make_outlet(name, labels, fs)  # and comes back, 5 s of signal later
+        rejoined = threading.Thread(target=outlet.wait_for_consumers, args=(30,))
+        rejoined.start()
+        while rejoined.is_alive():  # liblsl re-resolves the source id in the background
+            assert next(it) is None and time.monotonic() < deadline
+        push(outlet, 15, 30)
+        while src.received_s < 30 and time.monotonic() < deadline:
+            blk = next(it)
+            blocks += [blk] if blk is not None else []
+        blocks += list(src.finish(25))
+    finally:
+        src.close()
+    assert any(st.startswith("no data for") for st in statuses) and src.status == "ok"
+    resets = [b.start for b in blocks if b.reset]
+    assert resets == [15 * 250]
+    assert sum(len(b.data) for b in blocks) == 25 * 250
 
 
 def _outlet(labels, units="microvolts", fs=500.0):

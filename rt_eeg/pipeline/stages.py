@@ -119,7 +119,8 @@ class SourceStage(StageBase):
             spec["origin_file"] = str(Path(self.run["run_dir"]) / "source_origin.json")
         src = source_from_spec(spec)
         self.ctl.send("ready")
-        while not self._command(cmd, 100) == "go":
+        # A restarted (live) source carries on at once; the first one waits for the others.
+        while self.incarnation == 0 and not self._command(cmd, 100) == "go":
             self.ctl.beat()
             if self.stopping:
                 src.close()

@@ -79,7 +79,7 @@ class Supervisor:
         self.monitor = monitor
         self.screenshot_at = screenshot_at
         self.on_event = on_event or (lambda *a: None)
-        src = source_from_spec(self.source)  # validate before anything starts
+        src = source_from_spec({**self.source, "subscribe": False})  # validate before anything starts
         try:
             self.ch_names, self.duration, self.montage = src.ch_names, src.duration, src.montage
             self.source_info = src.describe()
@@ -160,6 +160,9 @@ class Supervisor:
             proc.kill()
             proc.wait(5)
         self.incarnation[stage] += 1
+        # Not "ready" again until it says so: a live source may take seconds to find its
+        # stream, and silence is only a failure once a stage is running.
+        self.ready.discard(stage)
         self.restarts.append({"stage": stage, "reason": reason, "wall_time": time.time(),
                               "incarnation": self.incarnation[stage]})  # fmt: skip
         log.warning("restarting %s (%s)", stage, reason)

@@ -16,8 +16,9 @@ What the source does with a stream:
   or too few TCP channels are one-line errors naming the stream.
 - **Conditioning.** The same :class:`~rt_eeg.sources.conditioning.Conditioner` as an EDF
   file: units to microvolts, streaming resampler from any rate to 250 Hz, TCP montage.
-- **Signal time.** LSL timestamps (clock-synchronised to this machine) place the signal:
-  time 0 is the first sample received. Within a continuous segment samples are counted, so
+- **Signal time.** LSL timestamps place the signal: time 0 is the first sample received.
+  Only differences between the stream's own timestamps are used, so no clock
+  synchronisation is applied (liblsl's time correction blocks while an outlet is gone). Within a continuous segment samples are counted, so
   a resampled segment is exactly what the same samples read from a file give.
 - **Gaps.** A jump between consecutive timestamps of more than ``gap_tolerance_s`` (dropped
   samples, a stream lost and back again, an outlet restarted) ends the segment: the
@@ -123,6 +124,13 @@ def _import_pylsl():
     return pylsl
 
 
+def _lsl_errors() -> tuple[type[BaseException], ...]:
+    """liblsl's timeout and lost-stream errors (pylsl.util)."""
+    from pylsl.util import LostError, TimeoutError
+
+    return (TimeoutError, LostError)
+
+
 def stream_metadata(info) -> tuple[list[str], list[str]]:
     """Channel labels and units from a full ``StreamInfo`` (``<desc><channels>``); missing
     labels become ``ch<i>``, missing units ``""``."""
@@ -153,24 +161,35 @@ class LslSource:
         Timestamp jump that counts as a gap (jitter below it is ignored).
     stale_after_s : float
         Seconds without a sample after which ``status`` reports no data.
+    origin_file : path-like, optional
+        Where the run's time origin is kept (a restarted source continues the time line).
+    subscribe : bool
+        False to only read the metadata (validation), without receiving samples.
     """
 
     def __init__(self, name: str | None = None, stype: str | None = None, *, channel_map=None,
                  resolve_timeout_s: float = 10.0, gap_tolerance_s: float = 0.1,
-                 stale_after_s: float = 1.0, origin_file: str | os.PathLike | None = None):  # fmt: skip
+                 stale_after_s: float = 1.0, origin_file: str | os.PathLike | None = None,
+                 subscribe: bool = True):  # fmt: skip
         if not name and not stype:
             raise RtEegError("give an LSL stream name (--lsl NAME) or type (--lsl-type TYPE)")
-        pylsl = _import_pylsl()
+        self._pylsl = pylsl = _import_pylsl()
         self.query = f"name {name!r}" if name else f"type {stype!r}"
         self.where = f"lsl:{name}" if name else f"lsl:type={stype}"
         found = pylsl.resolve_byprop("name" if name else "type", name or stype, 1, resolve_timeout_s)
         if not found:
             raise RtEegError(f"no LSL stream found within {resolve_timeout_s:g} s", self.where)
-        self._inlet = pylsl.StreamInlet(found[0], max_buflen=360, recover=True,
-                                        processing_flags=pylsl.proc_clocksync)  # fmt: skip
+        # No clock synchronisation: only differences between the stream's own timestamps
+        # are used (gaps, signal time), and liblsl's time correction blocks for seconds
+        # while the outlet is gone, which must not stall the stage's heartbeat.
+        self._inlet = pylsl.StreamInlet(found[0], max_buflen=360, recover=True)
         try:
             info = self._inlet.info(resolve_timeout_s)
             self._setup(info, channel_map)
+            # Subscribe now: samples sent while the pipeline starts are buffered (up to
+            # max_buflen s) and analysed once it runs, instead of being lost.
+            if subscribe:
+                self._inlet.open_stream(resolve_timeout_s)
         except BaseException:
             self.close()
             raise
@@ -185,7 +204,7 @@ class LslSource:
         return cls(spec.get("name"), spec.get("type"), channel_map=spec.get("channel_map"),
                    resolve_timeout_s=spec.get("resolve_timeout_s", 10.0),
                    gap_tolerance_s=spec.get("gap_tolerance_s", 0.1),
-                   origin_file=spec.get("origin_file"))  # fmt: skip
+                   origin_file=spec.get("origin_file"), subscribe=spec.get("subscribe", True))  # fmt: skip
 
     def _load_origin(self, ts0: float) -> float:
         """Signal time 0 of the run: the first sample's timestamp, kept in ``origin_file`` so
@@ -256,7 +275,6 @@ class LslSource:
         last partial block of the open segment is yielded by :meth:`finish`).
         """
         rate = self.stream_sfreq
-        self._inlet.open_stream(10.0)
         self._seg = None  # (conditioner, start sample of the segment, samples emitted)
         self._pending = np.zeros((0, len(self.ch_names)), np.float32)
         self._end = 0  # analysis samples placed so far (end of the last segment)
@@ -265,7 +283,10 @@ class LslSource:
         last_data = time.monotonic()
         max_n = max(1024, int(rate * 2))
         while True:
-            data, ts = self._inlet.pull_chunk(timeout=idle_s, max_samples=max_n, as_numpy=True)
+            try:
+                data, ts = self._inlet.pull_chunk(timeout=idle_s, max_samples=max_n, as_numpy=True)
+            except _lsl_errors():
+                data, ts = None, ()  # liblsl is reconnecting: the same as no data
             if len(ts) == 0:
                 quiet = time.monotonic() - last_data
                 self.status = f"no data for {quiet:.0f} s" if quiet >= self.stale_after_s else "ok"
