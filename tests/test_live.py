@@ -134,3 +134,21 @@ def test_live_cli_runs_against_rt_eeg_stream(recording, model_dir, tmp_path):
     epochs, duration = read_hyp(tmp_path / "o" / f"{name}.hyp")
     assert 20.0 <= duration < 21.0 and len(epochs) >= 20
     assert (tmp_path / "o" / f"{name}.p00001.hyp").is_file()  # rotated every 15 s
+
+
+def test_the_monitor_shows_a_stage_status_until_it_clears(tmp_path):
+    from rt_eeg.monitor.feed import MonitorFeed
+    from rt_eeg.pipeline.messages import encode
+
+    feed = MonitorFeed(f"ipc://{tmp_path}/display")
+    try:
+        def status(topic, seq, text):
+            feed.handle(encode(topic, {"kind": "heartbeat", "stream": topic, "seq": seq, "status": text}))
+
+        status("signal", 0, "no data for 3 s")
+        status("decision", 0, "/data/out: cannot write (No space left on device); detection continues")
+        assert "no data for 3 s" in feed.status_text() and "No space left" in feed.status_text()
+        status("signal", 1, "ok")
+        assert "no data" not in feed.status_text() and "No space left" in feed.status_text()
+    finally:
+        feed.close()

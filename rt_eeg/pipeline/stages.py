@@ -195,8 +195,9 @@ class SourceStage(StageBase):
     def _emit(self, blk, src, out, pub, writer, abort) -> bool:
         t0 = time.perf_counter()
         block = blk.data
+        t_emit = time.time() if blk.t_capture is None else min(time.time(), blk.t_capture)
         header = {"kind": "data", "t0": blk.start / src.sfreq, "sfreq": src.sfreq,
-                  "ch_names": src.ch_names, "t_emit": time.time()}  # fmt: skip
+                  "ch_names": src.ch_names, "t_emit": t_emit}  # fmt: skip
         if blk.reset or self.first:
             header["reset"] = True
         if self.rotating:

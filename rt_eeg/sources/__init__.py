@@ -33,11 +33,15 @@ class SignalBlock:
     reset : bool
         True on the first block after a gap (dropped samples, lost stream): the signal is
         not continuous with the previous block, so the stages start from empty state.
+    t_capture : float or None
+        Wall clock (``time.time``) at which the block's last sample was acquired, when the
+        source knows it (LSL timestamps); latency is measured from it.
     """
 
     start: int
     data: np.ndarray
     reset: bool = False
+    t_capture: float | None = None
 
 
 def source_from_spec(spec: dict):

@@ -190,6 +190,7 @@ class LslSource:
             # max_buflen s) and analysed once it runs, instead of being lost.
             if subscribe:
                 self._inlet.open_stream(resolve_timeout_s)
+            self._clock_offset = self._time_correction()
         except BaseException:
             self.close()
             raise
@@ -197,6 +198,14 @@ class LslSource:
         self.stale_after_s = float(stale_after_s)
         self.status = "ok"
         self.origin_file = Path(origin_file) if origin_file else None
+
+    def _time_correction(self) -> float:
+        """Offset from the stream's clock to ours, measured once (0 on the same machine, or
+        when it cannot be had quickly); used for latency only, never for signal time."""
+        try:
+            return float(self._inlet.time_correction(2.0))
+        except _lsl_errors():
+            return 0.0
 
     @classmethod
     def from_spec(cls, spec: dict) -> LslSource:
@@ -321,7 +330,7 @@ class LslSource:
         start = max(place, -(-self._end // FRAME) * FRAME)
         cond = Conditioner([self.stream_sfreq] * len(self._inputs), self._montage, self.sfreq)
         self._seg = [cond, start, 0, True]  # conditioner, start, emitted, next block resets
-        self._seg_t0, self._seg_n = start / self.sfreq, 0
+        self._seg_t0, self._seg_n, self._seg_ts0 = start / self.sfreq, 0, ts0
 
     def _close_segment(self) -> Iterator[SignalBlock]:
         if self._seg is None:
@@ -349,7 +358,12 @@ class LslSource:
 
     def _block(self, n: int) -> SignalBlock:
         cond, start, emitted, reset = self._seg
-        block = SignalBlock(start + emitted, self._pending[:n], reset=reset and self._end > 0)
+        # When the block's last sample was acquired, from its LSL timestamp: latency is
+        # measured from the amplifier, not from when this process got around to it.
+        ts_last = self._seg_ts0 + (emitted + n - 1) / self.sfreq + self._clock_offset
+        t_capture = time.time() - max(0.0, self._pylsl.local_clock() - ts_last)
+        block = SignalBlock(start + emitted, self._pending[:n], reset=reset and self._end > 0,
+                            t_capture=t_capture)  # fmt: skip
         self._pending = self._pending[n:]
         self._seg[2] += n
         self._seg[3] = False
