@@ -77,7 +77,6 @@ def live_run(name: str, out: Path, model: Path, *, speed: float, loop: bool, sto
                                        should_stop=stop.is_set, outlet=outlet)  # fmt: skip
             if not loop:
                 break
-        stop.wait(300)
 
     th = threading.Thread(target=publisher, daemon=True)
     th.start()
@@ -99,6 +98,7 @@ def live_run(name: str, out: Path, model: Path, *, speed: float, loop: bool, sto
         metrics = sup.run_pipeline()
     finally:
         stop.set()
+        th.join(30)  # the recording is closed before the next run opens it (pyedflib: once)
     return metrics, sup
 
 
