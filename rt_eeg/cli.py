@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "simulate": "write a simulated EEG corpus in the TUSZ v2 layout",
     "features": "compute LFCC features of an EDF recording",
     "bench": "run the benchmarks in tools/ and collect their JSON",
+    "keys": "make a CURVE key pair for monitors on other machines",
 }
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import sys
 from dataclasses import dataclass, field
@@ -37,6 +38,32 @@ DEFAULT_MODEL = ROOT / "models" / "default"
 #: Sockets of the pipeline; the stage that binds each is given in ``BINDS``.
 ENDPOINT_NAMES = ("control", "source_cmd", "features_in", "decoder_in", "postprocess_in",
                   "display_signal", "display_decision")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SecurityConfig:
+    """ZeroMQ CURVE keys (``[security]``); see :mod:`rt_eeg.security`.
+
+    Attributes
+    ----------
+    server_secret_key : str
+        The pipeline's secret certificate (``NAME.key_secret`` from ``rt-eeg keys``): the
+        display publishers encrypt with it.
+    authorized_keys_dir : str
+        Folder of client public certificates (``*.key``) allowed to subscribe; all others
+        are refused by the ZAP authenticator.
+    client_secret_key, server_public_key : str
+        The client side, for the monitor the supervisor starts itself (optional).
+    """
+
+    server_secret_key: str = ""
+    authorized_keys_dir: str = ""
+    client_secret_key: str = ""
+    server_public_key: str = ""
+
+    @property
+    def curve_server(self) -> bool:
+        return bool(self.server_secret_key)
 
 
 @dataclass(frozen=True)
@@ -64,6 +91,10 @@ class PipelineConfig:
         High-water mark on the display PUB sockets: messages beyond it are dropped.
     endpoints : dict
         Explicit endpoints overriding the defaults.
+    insecure : bool
+        Allow endpoints off the machine without CURVE (explicit escape hatch).
+    security : SecurityConfig or None
+        CURVE keys for the display publishers.
     postprocess : PostprocessConfig
     """
 
@@ -76,43 +107,171 @@ class PipelineConfig:
     data_hwm: int = 200
     display_hwm: int = 20
     endpoints: dict = field(default_factory=dict)
+    insecure: bool = False
+    security: SecurityConfig | None = None
     postprocess: PostprocessConfig | None = None
+
+    def __post_init__(self):
+        from rt_eeg.security import check_endpoint_policy
+
+        check_endpoint_policy(self.endpoints, self.security, insecure=self.insecure)
 
     def to_dict(self) -> dict:
         d = dataclasses.asdict(self)
         d["postprocess"] = self.postprocess.to_dict() if self.postprocess else None
+        d["security"] = dataclasses.asdict(self.security) if self.security else None
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> PipelineConfig:
+        """Validate every key's type and range (``ValueError`` quoting key and value)."""
         d = dict(d)
         post = d.pop("postprocess", None)
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"unknown keys: {', '.join(sorted(unknown))}")
+        sec = d.pop("security", None)
+        _check_table(d, _PIPELINE_SCHEMA, "")
         bad = set(d.get("endpoints", {})) - set(ENDPOINT_NAMES)
         if bad:
-            raise ValueError(f"unknown endpoints: {', '.join(sorted(bad))}")
-        if d.get("device", "auto") not in ("auto", "cpu", "gpu"):
-            raise ValueError(f"device must be auto, cpu or gpu (got {d['device']!r})")
-        if d.get("transport", "ipc") not in ("ipc", "tcp"):
-            raise ValueError(f"transport must be ipc or tcp (got {d['transport']!r})")
-        return cls(**d, postprocess=PostprocessConfig.from_dict(post) if post else None)
+            raise ValueError(
+                f"unknown endpoints: {', '.join(sorted(bad))} (known: {', '.join(ENDPOINT_NAMES)})"
+            )
+        for name, ep in d.get("endpoints", {}).items():
+            if not isinstance(ep, str):
+                raise ValueError(f"endpoints.{name} must be a string, got {ep!r}")
+        if d.get("dead_after_s", 2.0) <= d.get("heartbeat_s", 1.0):
+            raise ValueError(
+                f"dead_after_s ({d.get('dead_after_s', 2.0)!r}) must exceed heartbeat_s "
+                f"({d.get('heartbeat_s', 1.0)!r})"
+            )
+        if post is not None:
+            if not isinstance(post, dict):
+                raise ValueError(f"postprocess must be a table, got {post!r}")
+            _check_postprocess(post)
+        security = None
+        if sec is not None:
+            if not isinstance(sec, dict):
+                raise ValueError(f"security must be a table, got {sec!r}")
+            known = {f.name: "str" for f in dataclasses.fields(SecurityConfig)}
+            _check_table(sec, {k: (str, None) for k in known}, "security.")
+            security = SecurityConfig(**sec)
+            if bool(security.server_secret_key) != bool(security.authorized_keys_dir):
+                raise ValueError(
+                    "security.server_secret_key and security.authorized_keys_dir go together "
+                    "(a CURVE server without an allow-list would accept any client)"
+                )
+            if bool(security.client_secret_key) != bool(security.server_public_key):
+                raise ValueError(
+                    "security.client_secret_key and security.server_public_key go together"
+                )
+        return cls(
+            **d,
+            security=security,
+            postprocess=PostprocessConfig.from_dict(post) if post else None,
+        )
+
+
+def _positive(v) -> bool:
+    return math.isfinite(v) and v > 0
+
+
+#: key -> (type, range check or None, range text) of the top-level pipeline keys.
+_PIPELINE_SCHEMA: dict[str, tuple] = {
+    "model": (str, lambda v: v.strip() != "", "a folder path"),
+    "device": (str, lambda v: v in ("auto", "cpu", "gpu"), "auto, cpu or gpu"),
+    "transport": (str, lambda v: v in ("ipc", "tcp"), "ipc or tcp"),
+    "heartbeat_s": (float, lambda v: _positive(v) and v <= 60, "in (0, 60] seconds"),
+    "dead_after_s": (float, lambda v: _positive(v) and v <= 3600, "in (0, 3600] seconds"),
+    "ready_timeout_s": (float, lambda v: _positive(v) and v <= 86400, "in (0, 86400] seconds"),
+    "data_hwm": (int, lambda v: 1 <= v <= 1_000_000, "an integer in 1..1000000"),
+    "display_hwm": (int, lambda v: 1 <= v <= 1_000_000, "an integer in 1..1000000"),
+    "endpoints": (dict, None, "a table"),
+    "insecure": (bool, None, "true or false"),
+}
+_TYPE_NAMES = {str: "a string", float: "a number", int: "an integer", bool: "true or false",
+               dict: "a table"}  # fmt: skip
+
+
+def _check_value(key: str, value, kind: type, ok, what: str = "") -> None:
+    # bool is an int in Python, and TOML ints are fine where floats are expected
+    if kind is float:
+        good = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif kind is int:
+        good = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        good = isinstance(value, kind)
+    if not good:
+        raise ValueError(f"{key} must be {_TYPE_NAMES[kind]}, got {value!r}")
+    if ok is not None and not ok(value):
+        raise ValueError(f"{key} must be {what}, got {value!r}")
+
+
+def _check_table(d: dict, schema: dict, prefix: str) -> None:
+    unknown = sorted(set(d) - set(schema))
+    if unknown:
+        raise ValueError(
+            f"unknown key {prefix}{unknown[0]} (known: {', '.join(prefix + k for k in schema)})"
+        )
+    for key, value in d.items():
+        kind, ok, *what = schema[key]
+        _check_value(prefix + key, value, kind, ok, *what)
+
+
+def _check_postprocess(d: dict) -> None:
+    """Types and ranges of ``[postprocess]`` before PostprocessConfig sees them."""
+    schema = {}
+    for f in dataclasses.fields(PostprocessConfig):
+        if f.type in ("int", int):
+            schema[f.name] = (int, lambda v: 1 <= v <= 100_000, "an integer in 1..100000")
+        else:
+            schema[f.name] = (float, lambda v: math.isfinite(v) and 0 <= v <= 3600,
+                              "a finite number >= 0")  # fmt: skip
+    _check_table(d, schema, "postprocess.")
+    if not _positive(d.get("epoch_s", 1.0)):
+        raise ValueError(f"postprocess.epoch_s must be positive, got {d['epoch_s']!r}")
 
 
 def load_pipeline_config(path: str | os.PathLike | None) -> PipelineConfig:
-    """Read a pipeline TOML file (``None``: all defaults)."""
+    """Read a pipeline TOML file (``None``: all defaults).
+
+    Every key is checked for type and range at load time, so a bad value is one line naming
+    the file, the key and the value, before any process starts. Key paths in ``[security]``
+    are relative to the config file's folder.
+    """
     if path is None:
         return PipelineConfig()
     path = Path(path)
+    if path.is_dir():
+        raise RtEegError("is a directory, not a config file", path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        return PipelineConfig.from_dict(data)
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise RtEegError("config file not found", path) from None
-    except (tomllib.TOMLDecodeError, ValueError, TypeError) as err:
-        raise RtEegError(f"invalid config ({err})", path) from None
+    except UnicodeDecodeError as err:
+        raise RtEegError(f"not a UTF-8 text file ({err.reason})", path) from None
+    except OSError as err:
+        raise RtEegError(f"cannot read config file ({err.strerror or err})", path) from None
+    except tomllib.TOMLDecodeError as err:
+        raise RtEegError(f"invalid TOML ({err})", path) from None
+    sec = data.get("security")
+    if isinstance(sec, dict):
+        data["security"] = {
+            k: str((path.parent / v).resolve()) if isinstance(v, str) and v else v
+            for k, v in sec.items()
+        }
+    try:
+        cfg = PipelineConfig.from_dict(data)
+    except (ValueError, TypeError) as err:
+        raise RtEegError(f"invalid config: {err}", path) from None
+    if cfg.security is not None:  # unreadable keys fail here, not inside a stage process
+        from rt_eeg.security import AllowList, load_key
+
+        sec = cfg.security
+        if sec.server_secret_key:
+            load_key(sec.server_secret_key, secret=True)
+            AllowList(sec.authorized_keys_dir)
+        if sec.client_secret_key:
+            load_key(sec.client_secret_key, secret=True)
+            load_key(sec.server_public_key, secret=False)
+    return cfg
 
 
 def load_postprocess_config(
@@ -126,7 +285,11 @@ def load_postprocess_config(
     if not path.is_file():
         return PostprocessConfig()
     try:
-        return PostprocessConfig.from_dict(tomllib.loads(path.read_text(encoding="utf-8")))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+        _check_postprocess(data)
+        return PostprocessConfig.from_dict(data)
+    except UnicodeDecodeError as err:
+        raise RtEegError(f"not a UTF-8 text file ({err.reason})", path) from None
     except (tomllib.TOMLDecodeError, ValueError, TypeError) as err:
         raise RtEegError(f"invalid postprocess parameters ({err})", path) from None
 

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from rt_eeg.context import GATE, GATE_TOP_K, BackgroundContext, gate_score, window_mean
 from rt_eeg.errors import RtEegError
 
 #: Frames of 0.1 s per 1 s decision epoch.
@@ -52,8 +53,10 @@ WINDOW_EPOCHS = 7
 WINDOW_FRAMES = FRAMES_PER_EPOCH * WINDOW_EPOCHS
 #: Epoch length in seconds.
 EPOCH_S = 1.0
-#: Window normalisations the decoder knows.
-NORMALISATIONS = ("maxabs", "zscore")
+#: Input normalisations the decoder knows (see :func:`normalise_windows`).
+NORMALISATIONS = ("maxabs", "zscore", "context", "context_maxabs")
+#: Normalisations that need the patient's background context (:mod:`rt_eeg.context`).
+CONTEXT_NORMALISATIONS = ("context", "context_maxabs")
 #: Model architectures :func:`build_model` knows.
 ARCHITECTURES = ("frame_lstm", "epoch_lstm")
 #: File names inside a model folder.
@@ -85,10 +88,19 @@ def n_valid_frames(epochs: np.ndarray | int) -> np.ndarray:
     return np.minimum(FRAMES_PER_EPOCH * (e + 1), WINDOW_FRAMES)
 
 
+def model_width(method: str, n_features: int) -> int:
+    """Features per frame the model sees: ``2 n_features`` for ``'context_maxabs'``."""
+    return 2 * n_features if method == "context_maxabs" else n_features
+
+
 def normalise_windows(
-    windows: np.ndarray, n_valid: np.ndarray, method: str = "maxabs"
+    windows: np.ndarray,
+    n_valid: np.ndarray,
+    method: str = "maxabs",
+    centers: np.ndarray | None = None,
+    scale: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Window-based normalisation of raw feature windows.
+    """Normalise raw feature windows into model inputs.
 
     Parameters
     ----------
@@ -97,14 +109,22 @@ def normalise_windows(
         padding (their values are ignored).
     n_valid : ndarray of int, shape (n,)
         Observed (trailing) frames per window, 1..70.
-    method : {'maxabs', 'zscore'}
+    method : {'maxabs', 'zscore', 'context', 'context_maxabs'}
         ``'maxabs'``: each feature divided by its maximum absolute value over the observed
         frames (a feature that is 0 throughout stays 0). ``'zscore'``: each feature minus its
         mean, divided by its standard deviation (+1e-6) over the observed frames.
+        ``'context'``: each feature minus the patient's background centre (``centers``, see
+        :mod:`rt_eeg.context`), divided by the fixed per-feature ``scale``.
+        ``'context_maxabs'``: both ``'context'`` and ``'maxabs'`` inputs, concatenated along
+        the feature axis (``2 n_features`` per frame).
+    centers : ndarray, shape (n, n_features), optional
+        Background centre of each window's channel (context methods only).
+    scale : ndarray, shape (n_features,), optional
+        Per-feature scale of the context inputs (context methods only).
 
     Returns
     -------
-    out : ndarray of float32, shape (n, 70, n_features)
+    out : ndarray of float32, shape (n, 70, n_features) or (n, 70, 2 n_features)
         Normalised windows; padding frames are exactly 0.
     """
     x = np.array(windows, dtype=np.float32)  # own copy: normalised in place
@@ -118,6 +138,18 @@ def normalise_windows(
         sub = x[short]
         sub[pad] = 0.0
         x[short] = sub
+    if method in CONTEXT_NORMALISATIONS:
+        if centers is None or scale is None:
+            raise ValueError(f"normalisation {method!r} needs centers and scale")
+        rel = x - np.asarray(centers, np.float32)[:, None, :]
+        rel /= np.asarray(scale, np.float32)[None, None, :]
+        if pad is not None:
+            sub = rel[short]
+            sub[pad] = 0.0
+            rel[short] = sub
+        if method == "context":
+            return rel
+        return np.concatenate([rel, normalise_windows(x, n_valid, "maxabs")], axis=2)
     if method == "maxabs":
         scale = np.abs(x).max(axis=1, keepdims=True)
         np.maximum(scale, _EPS, out=scale)
@@ -272,27 +304,37 @@ def config_differences(saved: Any, running: Any) -> list[str]:
 
 
 class DecoderStream:
-    """Streaming state of one recording: the last 7 s of features and the pending epoch.
+    """Streaming state of one recording: the last 7 s of features, the pending epoch and (for
+    context models) the patient's background context.
 
     Created by :meth:`Decoder.open_stream`; fed through :meth:`Decoder.push` (default
     stream) or :meth:`Decoder.predict_many` (several streams in one model call).
     """
 
-    def __init__(self, n_channels: int, n_features: int):
+    def __init__(self, n_channels: int, n_features: int, *, context: bool = False):
         self.n_channels = int(n_channels)
         self.n_features = int(n_features)
+        self.context = BackgroundContext(self.n_channels, self.n_features) if context else None
+        self.reset_window()
+
+    def reset_window(self) -> None:
+        """Start the 7 s window afresh (a new recording, or after a gap in the signal).
+
+        The background context is kept: the patient is the same.
+        """
         # The last 70 frames at the latest epoch boundary, channel-first for cheap windows.
         self._window = np.zeros((self.n_channels, WINDOW_FRAMES, self.n_features), np.float32)
         self._pending = np.zeros((self.n_channels, FRAMES_PER_EPOCH, self.n_features), np.float32)
         self._n_pending = 0
         self._pending_t0 = 0.0
-        self.n_epochs = 0  # completed epochs so far
+        self.n_epochs = 0  # completed epochs since the window started
 
-    def _advance(
-        self, features: np.ndarray, times: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Consume frames; return raw windows, valid counts and start times of new epochs."""
-        wins, valid, starts = [], [], []
+    def _advance(self, features: np.ndarray, times: np.ndarray) -> list[tuple]:
+        """Consume frames; return one ``(window, n_valid, t0, epoch_mean)`` per new epoch.
+
+        ``window`` is ``(n_channels, 70, F)`` (a copy), ``epoch_mean`` ``(n_channels, F)``.
+        """
+        done = []
         k = features.shape[0]
         i = 0
         while i < k:
@@ -308,17 +350,20 @@ class DecoderStream:
                 # Shift once per epoch (not per frame): drop the oldest 10 frames.
                 self._window[:, :-FRAMES_PER_EPOCH] = self._window[:, FRAMES_PER_EPOCH:]
                 self._window[:, -FRAMES_PER_EPOCH:] = self._pending
-                wins.append(self._window.copy())
-                valid.append(int(n_valid_frames(self.n_epochs)[0]))
-                starts.append(self._pending_t0)
+                emean = None
+                if self.context is not None:
+                    emean = self._pending.mean(axis=1, dtype=np.float64).astype(np.float32)
+                done.append(
+                    (
+                        self._window.copy(),
+                        int(n_valid_frames(self.n_epochs)[0]),
+                        self._pending_t0,
+                        emean,
+                    )
+                )
                 self.n_epochs += 1
                 self._n_pending = 0
-        if not wins:
-            empty = np.zeros((0, WINDOW_FRAMES, self.n_features), np.float32)
-            return empty, np.zeros(0, np.int64), np.zeros(0, np.float64)
-        w = np.concatenate(wins, axis=0)  # (m * n_ch, 70, F), epoch-major
-        n_valid = np.repeat(np.asarray(valid, np.int64), self.n_channels)
-        return w, n_valid, np.asarray(starts, np.float64)
+        return done
 
 
 class Decoder:
@@ -351,6 +396,7 @@ class Decoder:
         for name in (MODEL_FILE, FEATURES_FILE, MANIFEST_FILE):
             if not (self.model_dir / name).is_file():
                 raise RtEegError(f"model folder has no {name}", self.model_dir)
+        verify_model_files(self.model_dir)  # before anything in the folder is parsed
         running = feature_config if feature_config is not None else FeatureConfig()
         saved = FeatureConfig.load(self.model_dir / FEATURES_FILE)
         if saved != running:
@@ -379,12 +425,33 @@ class Decoder:
                 f"{FRAMES_PER_EPOCH} frames x {WINDOW_EPOCHS} epochs, {NORMALISATIONS}",
                 self.model_dir / MANIFEST_FILE,
             )
+        self.uses_context = self.normalisation in CONTEXT_NORMALISATIONS
+        self.scale: np.ndarray | None = None
+        self.gate, self.gate_top_k = GATE, GATE_TOP_K
+        if self.uses_context:
+            try:
+                ctx = dec["context"]
+                self.scale = np.asarray(ctx["feature_scale"], np.float32)
+                self.gate = float(ctx.get("gate", GATE))
+                self.gate_top_k = int(ctx.get("gate_top_k", GATE_TOP_K))
+            except (KeyError, TypeError, ValueError) as err:
+                raise RtEegError(
+                    f"manifest of a context model has no valid decoder.context section ({err})",
+                    self.model_dir / MANIFEST_FILE,
+                ) from err
         self.device = resolve_device(device)
         self._model, self._infer = _load_model(self.model_dir / MODEL_FILE, self.device)
-        self.n_features = int(self._model.input_shape[-1])
+        width = int(self._model.input_shape[-1])
+        self.n_features = width // 2 if self.normalisation == "context_maxabs" else width
+        if self.scale is not None and self.scale.shape != (self.n_features,):
+            raise RtEegError(
+                f"decoder.context.feature_scale has {self.scale.size} values, the model "
+                f"takes {self.n_features} features",
+                self.model_dir / MANIFEST_FILE,
+            )
         self._stream: DecoderStream | None = None
         # Warm-up: trace the function and touch the device once before the first real frame.
-        self._run(np.zeros((22, WINDOW_FRAMES, self.n_features), np.float32))
+        self._run(np.zeros((22, WINDOW_FRAMES, width), np.float32))
 
     # ---------------------------------------------------------------- model calls
     def _run(self, windows: np.ndarray) -> np.ndarray:
@@ -396,8 +463,12 @@ class Decoder:
             out.append(self._infer(windows[i : i + BATCH_WINDOWS]))
         return np.concatenate(out)
 
-    def _probs(self, windows: np.ndarray, n_valid: np.ndarray) -> np.ndarray:
-        return self._run(normalise_windows(windows, n_valid, self.normalisation))
+    def _probs(
+        self, windows: np.ndarray, n_valid: np.ndarray, centers: np.ndarray | None = None
+    ) -> np.ndarray:
+        return self._run(
+            normalise_windows(windows, n_valid, self.normalisation, centers, self.scale)
+        )
 
     def _check(
         self, features: np.ndarray, times: np.ndarray | None
@@ -420,12 +491,18 @@ class Decoder:
     # ---------------------------------------------------------------- streaming
     def open_stream(self, n_channels: int) -> DecoderStream:
         """A new, independent stream state (for :meth:`predict_many`)."""
-        return DecoderStream(n_channels, self.n_features)
+        return DecoderStream(n_channels, self.n_features, context=self.uses_context)
 
     def predict_many(
         self, items: Sequence[tuple[DecoderStream, np.ndarray, np.ndarray]]
     ) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Push frames into several streams and decode all completed epochs in one call.
+        """Push frames into several streams and decode all completed epochs.
+
+        Without context, every completed epoch of every stream goes into one model call.
+        With context, epoch ``r`` of a stream depends on the decisions of its epochs before
+        ``r`` (the gate), so the epochs are decoded in rounds: round ``r`` holds the ``r``-th
+        new epoch of every stream, one model call per round. XLA inference is batch-invariant,
+        so the grouping never changes a result.
 
         Parameters
         ----------
@@ -435,27 +512,56 @@ class Decoder:
         -------
         results : list of (epoch_starts (m,), probs (m, n_ch)), one per item
         """
-        parts, sizes, starts = [], [], []
+        done = []
         for stream, feats, times in items:
             feats, times = self._check(feats, times)
             if feats.shape[1] != stream.n_channels:
                 raise RtEegError(
                     f"stream has {stream.n_channels} channels but {feats.shape[1]} were pushed"
                 )
-            w, nv, st = stream._advance(feats, times)
-            parts.append((w, nv))
-            sizes.append(w.shape[0])
-            starts.append(st)
-        if sum(sizes) == 0:
-            probs = np.zeros(0, np.float32)
+            done.append(stream._advance(feats, times))
+        probs: list[list[np.ndarray]] = [[] for _ in items]
+        if not self.uses_context:
+            rows = [(i, ep) for i, eps in enumerate(done) for ep in eps]
+            if rows:
+                p = self._probs(
+                    np.concatenate([ep[0] for _, ep in rows]),
+                    np.concatenate([np.full(ep[0].shape[0], ep[1]) for _, ep in rows]),
+                )
+                pos = 0
+                for i, ep in rows:
+                    n = ep[0].shape[0]
+                    probs[i].append(p[pos : pos + n])
+                    pos += n
         else:
-            probs = self._probs(
-                np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+            for r in range(max((len(eps) for eps in done), default=0)):
+                rows = [(i, eps[r]) for i, eps in enumerate(done) if r < len(eps)]
+                centers = []
+                for i, (win, nv, _, _) in rows:
+                    ctx = items[i][0].context
+                    centers.append(ctx.center(window_mean(win, nv)))
+                p = self._probs(
+                    np.concatenate([ep[0] for _, ep in rows]),
+                    np.concatenate([np.full(ep[0].shape[0], ep[1]) for _, ep in rows]),
+                    np.concatenate(centers),
+                )
+                pos = 0
+                for i, ep in rows:
+                    n = ep[0].shape[0]
+                    pi = p[pos : pos + n]
+                    pos += n
+                    probs[i].append(pi)
+                    score = gate_score(pi[None], self.gate_top_k)[0]
+                    items[i][0].context.update(ep[3], bool(score < self.gate))
+        results = []
+        for (stream, _, _), eps, ps in zip(items, done, probs, strict=True):
+            starts = np.asarray([ep[2] for ep in eps], np.float64)
+            out = (
+                np.stack(ps).astype(np.float32, copy=False)
+                if ps
+                else np.zeros((0, stream.n_channels), np.float32)
             )
-        results, pos = [], 0
-        for (stream, _, _), n, st in zip(items, sizes, starts, strict=True):
-            results.append((st, probs[pos : pos + n].reshape(-1, stream.n_channels)))
-            pos += n
+            results.append((starts, out))
         return results
 
     def push(
@@ -505,6 +611,12 @@ class Decoder:
         features, _ = self._check(features, None)
         n_frames, n_ch, _ = features.shape
         n_epochs = n_frames // FRAMES_PER_EPOCH
+        if self.uses_context:
+            # Sequential by nature (the gate of each epoch feeds the context of the next).
+            stream = self.open_stream(n_ch)
+            return self.predict_many([(stream, features[: n_epochs * FRAMES_PER_EPOCH], None)])[
+                0
+            ][1]
         out = np.zeros((n_epochs, n_ch), np.float32)
         step = max(1, BATCH_WINDOWS // max(n_ch, 1))
         for e0 in range(0, n_epochs, step):
@@ -532,16 +644,79 @@ def predict_recording(model: Decoder | str | os.PathLike, features: np.ndarray) 
     return decoder.predict_recording(features)
 
 
+#: Files whose sha256 the manifest records (``files_sha256``) and loading verifies.
+HASHED_FILES = (MODEL_FILE, FEATURES_FILE)
+
+
+def model_file_hashes(model_dir: str | os.PathLike) -> dict[str, str]:
+    """sha256 (hex) of ``model.keras`` and ``features.toml``, for the manifest."""
+    import hashlib
+
+    out = {}
+    for name in HASHED_FILES:
+        h = hashlib.sha256()
+        with open(Path(model_dir) / name, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        out[name] = h.hexdigest()
+    return out
+
+
+def verify_model_files(model_dir: str | os.PathLike) -> None:
+    """Refuse a model folder whose files differ from the hashes in its manifest.
+
+    A model saved before ``files_sha256`` existed loads with a logged warning. A manifest
+    that is not valid JSON is left to the caller's manifest check.
+    """
+    import logging
+
+    model_dir = Path(model_dir)
+    try:
+        manifest = json.loads((model_dir / MANIFEST_FILE).read_text("utf-8"))
+        expected = manifest.get("files_sha256")
+    except (OSError, ValueError, AttributeError):
+        return
+    if expected is None:
+        logging.getLogger("rt_eeg.decoder").warning(
+            "%s: manifest predates file hashes (files_sha256); model files not verified",
+            model_dir / MANIFEST_FILE,
+        )
+        return
+    if not isinstance(expected, dict) or set(expected) != set(HASHED_FILES):
+        raise RtEegError(
+            f"files_sha256 must map {', '.join(HASHED_FILES)} to sha256 hex digests",
+            model_dir / MANIFEST_FILE,
+        )
+    actual = model_file_hashes(model_dir)
+    for name in HASHED_FILES:
+        if actual[name] != expected[name]:
+            raise RtEegError(
+                f"sha256 {actual[name][:12]}... does not match manifest.json "
+                f"({str(expected[name])[:12]}...): modified or replaced, refusing to load",
+                model_dir / name,
+            )
+
+
 def _load_model(path: Path, device: str):
-    """Load a Keras model and a traced inference function ``(n, 70, F) -> (n,)``."""
+    """Load a Keras model and a traced inference function ``(n, 70, F) -> (n,)``.
+
+    ``safe_mode=True`` (also Keras' default, stated so it cannot silently change): a model
+    file cannot make loading run code (no lambda layers deserialised from bytecode).
+    """
+    import zipfile
+
     import keras
     import tensorflow as tf
 
+    if not zipfile.is_zipfile(path):
+        raise RtEegError("not a valid Keras model (not a .keras zip archive)", path)
     try:
         with tf.device(device):
-            model = keras.saving.load_model(path, compile=False)
-    except (OSError, ValueError) as err:
-        raise RtEegError(f"cannot load the Keras model ({err})", path) from err
+            model = keras.saving.load_model(path, compile=False, safe_mode=True)
+    except Exception as err:  # Keras reports a corrupt archive with many exception types
+        text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        text = ". ".join(text.split(". ")[:2]).rstrip(".")[:300]  # Keras' advice would mislead
+        raise RtEegError(f"not a valid Keras model ({text})", path) from err
     return model, make_infer(model, device)
 
 
@@ -596,7 +771,9 @@ def write_untrained_model(
         raise RtEegError(f"unknown normalisation {normalisation!r}; expected {NORMALISATIONS}")
     model_dir = Path(model_dir)
     model_dir.mkdir(parents=True, exist_ok=True)
-    model = build_model(arch, n_features=N_FEATURES, units=units, seed=seed)
+    model = build_model(
+        arch, n_features=model_width(normalisation, N_FEATURES), units=units, seed=seed
+    )
     with atomic_path(model_dir / MODEL_FILE, suffix=".keras") as tmp:
         model.save(tmp)
     cfg = feature_config if feature_config is not None else FeatureConfig()
@@ -606,6 +783,7 @@ def write_untrained_model(
         model_dir / MANIFEST_FILE,
         {
             "format": "rt_eeg_model_v1",
+            "files_sha256": model_file_hashes(model_dir),
             "trained": False,
             "seed": seed,
             "architecture": {"name": arch, "n_params": int(model.count_params())},
@@ -614,6 +792,12 @@ def write_untrained_model(
                 "window_epochs": WINDOW_EPOCHS,
                 "n_features": N_FEATURES,
                 "normalisation": normalisation,
+                **(
+                    {"context": {"feature_scale": [1.0] * N_FEATURES, "gate": GATE,
+                                 "gate_top_k": GATE_TOP_K}}  # fmt: skip
+                    if normalisation in CONTEXT_NORMALISATIONS
+                    else {}
+                ),
             },
         },
     )

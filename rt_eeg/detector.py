@@ -112,8 +112,10 @@ def detect_recording(edf: str | os.PathLike, decoder, post_config: PostprocessCo
                      *, chunk_s: float = 60.0) -> DetectionResult:  # fmt: skip
     """Run the detector over one EDF file, reading it in chunks (never loaded whole)."""
     from rt_eeg.io.edf import open_recording
+    from rt_eeg.montage import check_enough_channels
 
     with open_recording(Path(edf)) as rec:
+        check_enough_channels(rec.ch_names, edf)
         det = Detector(rec.ch_names, decoder, post_config)
         decisions: list[Decision] = []
         for _, block in rec.chunks(int(chunk_s * rec.sfreq)):

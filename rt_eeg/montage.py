@@ -127,3 +127,29 @@ def _bipolar_montage(channels: list[ChannelInfo]) -> Montage:
         matrix[row, col] = sign
     missing = tuple(c for c in TCP_22 if c not in out)
     return Montage("bipolar", tuple(c.label for c in inputs), tuple(out), missing, matrix)
+
+
+#: Fewest TCP channels the detector accepts. The decision is a cross-channel score over the
+#: top-4 channels; below 4 channels one artifact decides it alone, so such input is refused
+#: rather than scored. (Reduced clinical montages, e.g. the 8 parasagittal channels, pass.)
+MIN_TCP_CHANNELS = 4
+
+
+def check_enough_channels(ch_names, path=None) -> None:
+    """Refuse input with fewer than :data:`MIN_TCP_CHANNELS` TCP channels.
+
+    Raises
+    ------
+    RtEegError
+        Naming the file, how many channels could be formed and which.
+    """
+    from rt_eeg.errors import RtEegError
+
+    n = len(ch_names)
+    if n < MIN_TCP_CHANNELS:
+        formed = ", ".join(ch_names) or "none"
+        raise RtEegError(
+            f"only {n} of the 22 TCP channels can be formed ({formed}); the detector needs at "
+            f"least {MIN_TCP_CHANNELS} to decide across channels",
+            path,
+        )

@@ -9,7 +9,10 @@ SEIZ or BCKG with a confidence:
    single channel cannot fire alone (its neighbours must agree), while a seizure seen on a
    few channels still can.
 2. **Hysteresis onset.** A seizure starts once the score has been ``>= threshold_on`` for
-   ``onset_epochs`` consecutive epochs.
+   ``onset_epochs`` consecutive epochs; or, when ``rise_delta > 0``, as soon as the score has
+   *risen* by ``rise_delta`` within the last ``rise_epochs`` epochs to at least
+   ``threshold_off`` (a fast path for evolving onsets, whose score climbs steadily before it
+   reaches a strict ``threshold_on``).
 3. **Hold and minimum duration.** Once in a seizure, the decision stays SEIZ until the mean
    score over the last ``offset_epochs`` epochs falls below ``threshold_off`` (lower than
    ``threshold_on``) and the event has lasted ``min_duration_epochs``. Using a mean rather
@@ -65,6 +68,11 @@ class PostprocessConfig:
         A seizure event lasts at least this many epochs once declared.
     channel_threshold : float
         Smoothed channel probability at or above which a channel is listed as involved.
+    rise_delta : float
+        Rising-score onset: a rise of at least this much within ``rise_epochs`` epochs, to a
+        score of at least ``threshold_off``, starts a seizure (0 disables it).
+    rise_epochs : int
+        Epochs over which the rise is measured.
     """
 
     epoch_s: float = 1.0
@@ -77,6 +85,8 @@ class PostprocessConfig:
     offset_epochs: int = 6
     min_duration_epochs: int = 5
     channel_threshold: float = 0.5
+    rise_delta: float = 0.0
+    rise_epochs: int = 3
 
     def __post_init__(self):
         problems = []
@@ -90,6 +100,7 @@ class PostprocessConfig:
             "onset_epochs",
             "offset_epochs",
             "min_duration_epochs",
+            "rise_epochs",
         ):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1 (got {getattr(self, name)})")
@@ -163,6 +174,7 @@ class Postprocessor:
         self._in_seizure = False
         self._above = 0  # consecutive epochs >= threshold_on
         self._scores: deque[float] = deque(maxlen=self.cfg.offset_epochs)
+        self._recent: deque[float] = deque(maxlen=self.cfg.rise_epochs + 1)
         self._event_len = 0
         self._event_scores: list[float] = []
         self._event_channels: set[str] = set()
@@ -199,7 +211,13 @@ class Postprocessor:
         score = float(recent[order[: self.k]].mean())
         self._above = self._above + 1 if score >= cfg.threshold_on else 0
         self._scores.append(score)
-        if not self._in_seizure and self._above >= cfg.onset_epochs:
+        self._recent.append(score)
+        rising = (
+            cfg.rise_delta > 0
+            and score >= cfg.threshold_off
+            and score - min(self._recent) >= cfg.rise_delta
+        )
+        if not self._in_seizure and (self._above >= cfg.onset_epochs or rising):
             self._in_seizure, self._event_len = True, 0
             self._event_scores, self._event_channels = [], set()
         elif (

@@ -10,6 +10,11 @@ not thousands of small files:
 ``labels.u8``
     Raw uint8, shape ``(n_label_rows,)``: 1 = seizure, 0 = background, one row per complete
     1 s epoch of every track (``n_frames // 10`` per track).
+``context.f32``
+    Raw little-endian float32, shape ``(n_label_rows, n_features)``: the patient background
+    centre (:mod:`rt_eeg.context`) of each label row's window, computed causally per recording
+    with the labels standing in for the decoder's seizure calls (an epoch with any seizure
+    channel stays out of the context). Used by the ``'context'`` normalisations.
 ``index.npz``
     Per track: ``track_recording`` (int32), ``track_channel`` (int16, index into the channel
     list), ``track_offset`` (int64, first row in features.f32), ``track_n_frames`` (int64),
@@ -42,11 +47,12 @@ from pathlib import Path
 
 import numpy as np
 
+from rt_eeg.context import recording_centers
 from rt_eeg.decoder import EPOCH_S, FRAMES_PER_EPOCH, WINDOW_FRAMES, n_valid_frames
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.atomic import atomic_path, save_npz_atomic, write_json_atomic
 
-STORE_VERSION = 1
+STORE_VERSION = 2
 #: Fraction of an epoch seizure events must cover for the epoch to be labelled 'seiz'.
 SEIZURE_FRACTION = 0.5
 SPLITS = ("train", "dev", "eval")
@@ -188,10 +194,15 @@ class StoreWriter:
         (self.path / "index.json").unlink(missing_ok=True)
         self.n_features = int(n_features)
         self.meta = dict(meta or {})
-        self._ctx = [atomic_path(self.path / "features.f32"), atomic_path(self.path / "labels.u8")]
-        ftmp, ltmp = (c.__enter__() for c in self._ctx)
+        self._ctx = [
+            atomic_path(self.path / "features.f32"),
+            atomic_path(self.path / "labels.u8"),
+            atomic_path(self.path / "context.f32"),
+        ]
+        ftmp, ltmp, ctmp = (c.__enter__() for c in self._ctx)
         self._f = open(ftmp, "wb")  # noqa: SIM115 - closed in close()/abort()
         self._l = open(ltmp, "wb")  # noqa: SIM115
+        self._c = open(ctmp, "wb")  # noqa: SIM115
         self._rows = 0
         self._label_rows = 0
         self._tracks: dict[str, list[int]] = {k: [] for k in ("rec", "ch", "off", "nf", "loff")}
@@ -219,6 +230,8 @@ class StoreWriter:
             self._tracks["loff"].append(self._label_rows + j * n_ep)
         self._f.write(np.ascontiguousarray(feats.transpose(1, 0, 2)).astype("<f4").tobytes())
         self._l.write(np.ascontiguousarray(rec.labels.T, dtype=np.uint8).tobytes())
+        centers = recording_centers(feats, ~np.asarray(rec.labels, bool).any(axis=1))
+        self._c.write(np.ascontiguousarray(centers.transpose(1, 0, 2)).astype("<f4").tobytes())
         self._rows += n_ch * n_frames
         self._label_rows += n_ch * n_ep
         self._recordings.append(
@@ -240,6 +253,7 @@ class StoreWriter:
         """Finish the data files, then write index.npz and index.json; return the folder."""
         self._f.close()
         self._l.close()
+        self._c.close()
         for c in reversed(self._ctx):
             c.__exit__(None, None, None)
         save_npz_atomic(
@@ -267,6 +281,7 @@ class StoreWriter:
         """Discard the partial data files."""
         self._f.close()
         self._l.close()
+        self._c.close()
         for c in reversed(self._ctx):
             try:
                 c.__exit__(RuntimeError, RuntimeError("aborted"), None)
@@ -301,7 +316,7 @@ class FeatureStore:
         self.path = Path(path)
         try:
             self.index = json.loads((self.path / "index.json").read_text("utf-8"))
-            npz = np.load(self.path / "index.npz")
+            npz = np.load(self.path / "index.npz", allow_pickle=False)
             self.track_recording = npz["track_recording"]
             self.track_channel = npz["track_channel"]
             self.track_offset = npz["track_offset"]
@@ -320,6 +335,14 @@ class FeatureStore:
             raise RtEegError("features.f32 is missing or has the wrong size", fpath)
         if not lpath.is_file() or lpath.stat().st_size != n_lab:
             raise RtEegError("labels.u8 is missing or has the wrong size", lpath)
+        cpath = self.path / "context.f32"
+        if not cpath.is_file() or cpath.stat().st_size != 4 * n_lab * self.n_features:
+            raise RtEegError("context.f32 is missing or has the wrong size", cpath)
+        self.context = (
+            np.memmap(cpath, dtype="<f4", mode="r", shape=(n_lab, self.n_features))
+            if n_lab
+            else np.zeros((0, self.n_features), np.float32)
+        )
         # np.memmap refuses zero-length files; an empty store keeps empty arrays.
         self.features = (
             np.memmap(fpath, dtype="<f4", mode="r", shape=(n_rows, self.n_features))
@@ -328,6 +351,7 @@ class FeatureStore:
         )
         self.labels = np.memmap(lpath, dtype=np.uint8, mode="r") if n_lab else np.zeros(0, np.uint8)
         self.track_n_epochs = self.track_n_frames // FRAMES_PER_EPOCH
+        self._onset_rank: np.ndarray | None = None
         splits = [r["split"] for r in self.index["recordings"]]
         self.track_split = np.asarray([splits[r] for r in self.track_recording], dtype=object)
 
@@ -367,6 +391,36 @@ class FeatureStore:
         win = np.asarray(self.features[idx.ravel()]).reshape(len(rows), WINDOW_FRAMES, -1)
         win[local < 0] = 0.0
         return win, n_valid_frames(epoch), np.asarray(self.labels[rows], np.float32)
+
+    def centers(self, rows: np.ndarray) -> np.ndarray:
+        """Background centres of the given samples' windows: float32 ``(n, n_features)``."""
+        return np.asarray(self.context[np.asarray(rows, dtype=np.int64)], np.float32)
+
+    def onset_rank(self, rows: np.ndarray) -> np.ndarray:
+        """Epochs since the seizure began on that channel, for seizure samples.
+
+        Parameters
+        ----------
+        rows : ndarray of int, shape (n,)
+            Label rows with label 1.
+
+        Returns
+        -------
+        rank : ndarray of int64, shape (n,)
+            0 for the first seizure epoch of a run of seizure epochs on that channel, 1 for
+            the next, ...
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        if self._onset_rank is None:
+            n = self.labels.shape[0]
+            is1 = np.asarray(self.labels, dtype=bool)
+            first = np.zeros(n, bool)
+            first[self.label_offset[self.label_offset < n]] = True  # a track's first epoch
+            prev1 = np.concatenate([[False], is1[:-1]])
+            new_run = is1 & (first | ~prev1)
+            idx = np.arange(n, dtype=np.int64)
+            self._onset_rank = idx - np.maximum.accumulate(np.where(new_run, idx, 0))
+        return self._onset_rank[rows]
 
 
 # --------------------------------------------------------------------------- building from a corpus

@@ -35,16 +35,21 @@ from pathlib import Path
 
 import numpy as np
 
+from rt_eeg.context import BLOCK_EPOCHS, GATE, GATE_TOP_K, N_BLOCKS
 from rt_eeg.decoder import (
     ARCHITECTURES,
+    CONTEXT_NORMALISATIONS,
     FEATURES_FILE,
     FRAMES_PER_EPOCH,
     MANIFEST_FILE,
     MODEL_FILE,
     NORMALISATIONS,
     WINDOW_EPOCHS,
+    WINDOW_FRAMES,
     build_model,
     make_infer,
+    model_file_hashes,
+    model_width,
     normalise_windows,
     resolve_device,
 )
@@ -85,6 +90,12 @@ class TrainConfig:
     seed : int
     threads : int
         TensorFlow intra- and inter-op threads (0: TensorFlow's default).
+    onset_weight : float
+        How much more often a seizure sample from the first ``onset_epochs`` seconds of a
+        seizure (on its channel) is drawn than a later one: early detection is learnt from
+        onsets, which are a small minority of seizure epochs.
+    onset_epochs : int
+        Seizure epochs counted as the onset.
     """
 
     arch: str = "frame_lstm"
@@ -100,6 +111,8 @@ class TrainConfig:
     max_dev_samples: int = 65536
     seed: int = 0
     threads: int = 0
+    onset_weight: float = 1.0
+    onset_epochs: int = 10
 
     def __post_init__(self) -> None:
         if self.arch not in ARCHITECTURES:
@@ -108,6 +121,8 @@ class TrainConfig:
             raise RtEegError(
                 f"unknown normalisation {self.normalisation!r}; expected {NORMALISATIONS}"
             )
+        if not self.onset_weight >= 1.0:
+            raise RtEegError(f"onset_weight must be >= 1, got {self.onset_weight}")
         for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units"):
             if getattr(self, name) < 1:
                 raise RtEegError(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -153,7 +168,11 @@ def library_versions() -> dict:
 
 
 def balanced_order(
-    rng: np.random.Generator, pos: np.ndarray, neg: np.ndarray, samples_per_epoch: int
+    rng: np.random.Generator,
+    pos: np.ndarray,
+    neg: np.ndarray,
+    samples_per_epoch: int,
+    pos_weight: np.ndarray | None = None,
 ) -> np.ndarray:
     """One epoch of sample rows: equal seizure and background counts, shuffled.
 
@@ -163,6 +182,9 @@ def balanced_order(
     pos, neg : ndarray of int64
         Seizure / background sample rows.
     samples_per_epoch : int
+    pos_weight : ndarray of float, shape (len(pos),), optional
+        Relative draw probability of each seizure row (onset weighting); when given, the
+        seizure half is drawn with replacement in proportion to it.
 
     Returns
     -------
@@ -172,9 +194,29 @@ def balanced_order(
     """
     half = max(1, min(samples_per_epoch // 2, len(neg)))
     negs = rng.choice(neg, half, replace=False)
-    reps, rem = divmod(half, len(pos))
-    poss = np.concatenate([np.tile(pos, reps), rng.choice(pos, rem, replace=False)])
+    if pos_weight is not None:
+        poss = rng.choice(pos, half, replace=True, p=pos_weight / pos_weight.sum())
+    else:
+        reps, rem = divmod(half, len(pos))
+        poss = np.concatenate([np.tile(pos, reps), rng.choice(pos, rem, replace=False)])
     return rng.permutation(np.concatenate([poss, negs])).astype(np.int64)
+
+
+def context_scale(store: FeatureStore, rows: np.ndarray) -> np.ndarray:
+    """Per-feature scale of the context inputs: 1.4826 x the median absolute deviation of
+    ``frame - centre`` over the (observed frames of the) given samples' windows.
+
+    Returns
+    -------
+    scale : ndarray of float32, shape (n_features,)
+    """
+    w, nv, _ = store.windows(rows)
+    rel = w - store.centers(rows)[:, None, :]
+    obs = np.arange(WINDOW_FRAMES)[None, :] >= (WINDOW_FRAMES - nv)[:, None]
+    vals = rel[obs]  # (n_observed_frames, F)
+    med = np.median(vals, axis=0)
+    mad = np.median(np.abs(vals - med), axis=0)
+    return np.maximum(1.4826 * mad, 1e-3).astype(np.float32)
 
 
 def roc_auc(y: np.ndarray, p: np.ndarray) -> float:
@@ -205,13 +247,19 @@ def dev_scores(y: np.ndarray, p: np.ndarray) -> dict:
     }
 
 
-def _batches(store: FeatureStore, order: np.ndarray, batch_size: int, norm: str):
+def _inputs(store: FeatureStore, rows: np.ndarray, norm: str, scale) -> tuple:
+    """Model inputs and labels of the given samples."""
+    w, nv, y = store.windows(rows)
+    centers = store.centers(rows) if norm in CONTEXT_NORMALISATIONS else None
+    return normalise_windows(w, nv, norm, centers, scale), y
+
+
+def _batches(store: FeatureStore, order: np.ndarray, batch_size: int, norm: str, scale=None):
     """Yield (x, y, seconds spent) for consecutive batches, one prepared ahead in a thread."""
 
     def make(rows: np.ndarray):
         t = time.perf_counter()
-        w, nv, y = store.windows(rows)
-        x = normalise_windows(w, nv, norm)
+        x, y = _inputs(store, rows, norm, scale)
         return x, y, time.perf_counter() - t
 
     n = len(order)
@@ -286,15 +334,24 @@ def train_from_store(
     n_dev_neg = max(0, min(dev_neg.size, cfg.max_dev_samples - dev_pos.size))
     dev_rng = np.random.default_rng([cfg.seed, 1])  # own stream: the dev draw never shifts training
     dev_sel = np.sort(np.concatenate([dev_pos, dev_rng.choice(dev_neg, n_dev_neg, replace=False)]))
-    w, nv, dev_labels = store.windows(dev_sel)
-    dev_x = normalise_windows(w, nv, cfg.normalisation)
-    del w
+    scale = None
+    if cfg.normalisation in CONTEXT_NORMALISATIONS:
+        scale_rng = np.random.default_rng([cfg.seed, 2])
+        scale = context_scale(
+            store, np.sort(scale_rng.choice(train_rows, min(20000, train_rows.size), replace=False))
+        )
+    dev_x, dev_labels = _inputs(store, dev_sel, cfg.normalisation, scale)
+    pos_weight = None
+    if cfg.onset_weight > 1.0:
+        rank = store.onset_rank(pos)
+        pos_weight = np.where(rank < cfg.onset_epochs, cfg.onset_weight, 1.0)
 
     n_feat = store.n_features
+    width = model_width(cfg.normalisation, n_feat)
     with tf.device(dev_name):
         model = build_model(
             cfg.arch,
-            n_features=n_feat,
+            n_features=width,
             units=cfg.units,
             dense_units=cfg.dense_units,
             dropout=cfg.dropout,
@@ -306,7 +363,7 @@ def train_from_store(
 
         @tf.function(
             input_signature=[
-                tf.TensorSpec([None, model.input_shape[1], n_feat], tf.float32),
+                tf.TensorSpec([None, model.input_shape[1], width], tf.float32),
                 tf.TensorSpec([None], tf.float32),
             ],
             autograph=False,  # straight-line code; avoids AutoGraph closure warnings
@@ -326,11 +383,11 @@ def train_from_store(
         n_samples_seen, data_seconds, fit_seconds = 0, 0.0, 0.0
         steady = [0, 0.0]  # samples, seconds after the first epoch
         for epoch in range(cfg.epochs):
-            order = balanced_order(rng, pos, neg, cfg.samples_per_epoch)
+            order = balanced_order(rng, pos, neg, cfg.samples_per_epoch, pos_weight)
             orders.append(order)
             t0 = time.perf_counter()
             losses = []
-            for x, y, t_data in _batches(store, order, cfg.batch_size, cfg.normalisation):
+            for x, y, t_data in _batches(store, order, cfg.batch_size, cfg.normalisation, scale):
                 losses.append(float(train_step(x, y)))
                 data_seconds += t_data
                 n_samples_seen += len(y)
@@ -400,6 +457,20 @@ def train_from_store(
             "normalisation": cfg.normalisation,
             "padding": "frames before the recording start: excluded from the window statistics, 0 after normalisation",
             "output": "P(seizure) per channel per 1 s epoch; trained on a balanced (50/50) prior",
+            **(
+                {
+                    "context": {
+                        "feature_scale": [float(v) for v in scale],
+                        "block_epochs": BLOCK_EPOCHS,
+                        "n_blocks": N_BLOCKS,
+                        "gate": GATE,
+                        "gate_top_k": GATE_TOP_K,
+                        "training_gate": "epochs with any seizure channel (labels) kept out",
+                    }
+                }
+                if scale is not None
+                else {}
+            ),
         },
         "samples": {
             "train_seiz": int(pos.size),
@@ -423,6 +494,7 @@ def train_from_store(
         "dev_scores": best[3],
         "history": history,
         "weights_sha256": weights_hash,
+        "files_sha256": model_file_hashes(out_dir),  # verified at load (tamper check)
         "training_seconds": round(time.perf_counter() - t_start, 3),
     }
     write_json_atomic(out_dir / MANIFEST_FILE, manifest)
@@ -478,6 +550,8 @@ def train_corpus(
     compare: tuple[str, ...] = (),
     feature_config=None,
     command_line: str | None = None,
+    dev_corpus: str | os.PathLike | None = None,
+    keep_variants: bool = False,
     log=print,
 ) -> dict:
     """``rt-eeg train``: corpus -> feature store -> trained model folder.
@@ -502,6 +576,13 @@ def train_corpus(
     feature_config : FeatureConfig, optional
     command_line : str, optional
         Recorded in the manifest.
+    dev_corpus : path-like, optional
+        A separate corpus (root or list) whose every recording is the dev (selection) set:
+        early stopping and the choice between variants then measure transfer to signals the
+        training corpus does not contain (e.g. held-out simulator families). Every recording
+        of the training corpus then trains.
+    keep_variants : bool
+        With ``compare``, keep every variant's model folder under ``out_dir/variants``.
 
     Returns
     -------
@@ -515,7 +596,28 @@ def train_corpus(
     corpus = Path(corpus)
     fcfg = feature_config if feature_config is not None else FeatureConfig()
     root = corpus if corpus.is_dir() else corpus.parent
-    train, dev, dev_source = select_items(find_recordings(corpus), max_files)
+    if dev_corpus is not None:
+        # every recording of the training corpus trains (its own dev/eval splits included)
+        train = [
+            dataclasses.replace(it, split="train")
+            for it in find_recordings(corpus)
+            if it.ref is not None or getattr(it, "channel_ref", None)
+        ][: max_files or None]
+        if not train:
+            raise RtEegError("no training recordings with a reference annotation", corpus)
+        dev = [
+            it
+            for it in find_recordings(dev_corpus)
+            if it.ref is not None or getattr(it, "channel_ref", None)
+        ][: max_files or None]
+        if not dev:
+            raise RtEegError("dev corpus has no recording with a reference annotation", dev_corpus)
+        dev_source = f"dev corpus {Path(dev_corpus).resolve()}"
+        root = Path(os.path.commonpath([str(Path(it.edf).resolve().parent) for it in train + dev]))
+        train = [dataclasses.replace(it, edf=Path(it.edf).resolve()) for it in train]
+        dev = [dataclasses.replace(it, edf=Path(it.edf).resolve()) for it in dev]
+    else:
+        train, dev, dev_source = select_items(find_recordings(corpus), max_files)
     # Store split labels follow the selection (held-out patients become 'dev').
     items = [dataclasses.replace(it, split="train") for it in train] + [
         dataclasses.replace(it, split="dev") for it in dev
@@ -554,30 +656,38 @@ def train_corpus(
         return train_from_store(
             store, out_dir, cfg, feature_config=fcfg, device=device, manifest_extra=extra, log=log
         )
-    return _compare(store, Path(out_dir), cfg, compare, fcfg, device, extra, log)
+    return _compare(store, Path(out_dir), cfg, compare, fcfg, device, extra, log, keep_variants)
 
 
-def parse_variants(spec: str, default_norm: str = "maxabs") -> tuple[tuple[str, str], ...]:
-    """``'epoch_lstm,frame_lstm:zscore'`` -> ``(('epoch_lstm', 'maxabs'), ('frame_lstm', 'zscore'))``.
+def parse_variants(
+    spec: str, default_norm: str = "maxabs", default_onset: float = 1.0
+) -> tuple[tuple[str, str, float], ...]:
+    """``'epoch_lstm,frame_lstm:context:3'`` -> ``(('epoch_lstm', 'maxabs', 1.0),
+    ('frame_lstm', 'context', 3.0))``: ``ARCH[:NORM[:ONSET_WEIGHT]]``.
 
-    ``'compare'`` means both architectures; a variant without ``:NORM`` uses ``default_norm``.
+    ``'compare'`` means both architectures; missing parts take the defaults.
     """
     if spec == "compare":
         spec = ",".join(ARCHITECTURES)
     out = []
     for part in spec.split(","):
-        arch, _, norm = part.strip().partition(":")
+        arch, _, rest = part.strip().partition(":")
+        norm, _, onset = rest.partition(":")
         norm = norm or default_norm
-        if arch not in ARCHITECTURES or norm not in NORMALISATIONS:
+        try:
+            weight = float(onset) if onset else float(default_onset)
+        except ValueError:
+            weight = float("nan")
+        if arch not in ARCHITECTURES or norm not in NORMALISATIONS or not weight >= 1.0:
             raise RtEegError(
-                f"bad variant {part!r}: expected ARCH[:NORM], ARCH in {ARCHITECTURES}, "
-                f"NORM in {NORMALISATIONS}"
+                f"bad variant {part!r}: expected ARCH[:NORM[:ONSET_WEIGHT]], ARCH in "
+                f"{ARCHITECTURES}, NORM in {NORMALISATIONS}, ONSET_WEIGHT >= 1"
             )
-        out.append((arch, norm))
+        out.append((arch, norm, weight))
     return tuple(out)
 
 
-def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log) -> dict:
+def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log, keep=False) -> dict:
     """Train each variant in a sub-folder, keep the best by dev balanced BCE."""
     import shutil
 
@@ -585,14 +695,14 @@ def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log) -> d
 
     rows = []
     runs = {}
-    for arch, norm in variants:
-        name = f"{arch}-{norm}"
+    for arch, norm, onset in variants:
+        name = f"{arch}-{norm}" + (f"-onset{onset:g}" if onset != 1.0 else "")
         sub = out_dir / "variants" / name
         log(f"--- variant {name}")
         m = train_from_store(
             store,
             sub,
-            dataclasses.replace(cfg, arch=arch, normalisation=norm),
+            dataclasses.replace(cfg, arch=arch, normalisation=norm, onset_weight=onset),
             feature_config=fcfg,
             device=device,
             manifest_extra=extra,
@@ -604,6 +714,7 @@ def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log) -> d
                 "variant": name,
                 "arch": arch,
                 "normalisation": norm,
+                "onset_weight": onset,
                 "n_params": m["architecture"]["n_params"],
                 "dev_scores": m["dev_scores"],
                 "epochs_run": m["epochs_run"],
@@ -625,7 +736,8 @@ def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log) -> d
     write_json_atomic(out_dir / MANIFEST_FILE, manifest)
     # The losing variants' weights are not kept: the comparison lives in the manifest, and a
     # model folder should hold one model.
-    shutil.rmtree(out_dir / "variants", ignore_errors=True)
+    if not keep:
+        shutil.rmtree(out_dir / "variants", ignore_errors=True)
     log(f"chosen: {best}")
     return manifest
 

@@ -57,3 +57,40 @@ def tuh_like(
     n = int(round(seconds * sfreq))
     data = rng.normal(0, 20, (len(labels), n))
     return write_edf(path, data, labels, sfreq), data
+
+
+#: Main-header fields: name -> (offset, width).
+MAIN_FIELDS = {"version": (0, 8), "patient": (8, 80), "recording": (88, 80),
+               "startdate": (168, 8), "starttime": (176, 8), "header_bytes": (184, 8),
+               "reserved": (192, 44), "n_records": (236, 8), "record_duration": (244, 8),
+               "n_signals": (252, 4)}  # fmt: skip
+#: Per-signal fields in file order: (name, width).
+SIGNAL_FIELDS = (("label", 16), ("transducer", 80), ("dimension", 8), ("physical_min", 8),
+                 ("physical_max", 8), ("digital_min", 8), ("digital_max", 8),
+                 ("prefiltering", 80), ("samples_per_record", 8), ("reserved", 32))  # fmt: skip
+
+
+def field_span(
+    data: bytes, name: str, signal: int | None = None, ns: int | None = None
+) -> tuple[int, int]:
+    """``(offset, width)`` of a header field; ``signal`` (0-based) for per-signal fields;
+    ``ns`` the number of signals when the header's own field may be corrupt."""
+    if signal is None:
+        return MAIN_FIELDS[name]
+    ns = int(data[252:256].decode("ascii").strip()) if ns is None else ns
+    pos = 256
+    for fname, width in SIGNAL_FIELDS:
+        if fname == name:
+            return pos + signal * width, width
+        pos += width * ns
+    raise KeyError(name)
+
+
+def set_field(
+    data: bytes, name: str, value: str | bytes, signal: int | None = None, ns: int | None = None
+) -> bytes:
+    """Return ``data`` with one header field replaced (space-padded/cut to its width)."""
+    off, width = field_span(data, name, signal, ns)
+    raw = value.encode("latin-1") if isinstance(value, str) else bytes(value)
+    raw = raw[:width].ljust(width, b" ")
+    return data[:off] + raw + data[off + width :]

@@ -60,7 +60,14 @@ def test_evaluate_writes_outputs_report_and_resumes(corpus, model_dir, tmp_path)
     from rt_eeg.errors import RtEegError
 
     with pytest.raises(RtEegError, match="another model or postprocess configuration"):
-        evaluate(items, out, model_dir, post=PostprocessConfig(threshold_on=0.9), workers=1, progress=False)
+        evaluate(
+            items,
+            out,
+            model_dir,
+            post=PostprocessConfig(threshold_on=0.9),
+            workers=1,
+            progress=False,
+        )
 
 
 def test_dask_local_cluster_gives_the_same_hypotheses(corpus, model_dir, tmp_path):

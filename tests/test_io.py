@@ -129,8 +129,10 @@ def test_mixed_rates_resampled_per_channel(tmp_path, rng):
 def test_bad_inputs_give_one_line_errors(tmp_path, rng):
     junk = tmp_path / "junk.edf"
     junk.write_bytes(b"0       " + bytes(rng.integers(0, 255, 3000, dtype=np.uint8)))
-    with pytest.raises(RtEegError, match="junk.edf: not a readable EDF"):
+    # random bytes after a valid version field: the header check names the first bad field
+    with pytest.raises(RtEegError, match=r"junk.edf: (number of signals|header size)") as exc:
         open_recording(junk)
+    assert "\n" not in str(exc.value)
     path, _ = tuh_like(tmp_path / "t.edf", 10.0, 250, rng=rng)
     trunc = tmp_path / "trunc.edf"
     trunc.write_bytes(path.read_bytes()[:-7000])

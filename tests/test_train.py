@@ -123,13 +123,44 @@ def test_channel_labels_per_channel_csv_and_term(tmp_path):
 
 
 def test_parse_variants():
-    assert parse_variants("compare") == (("frame_lstm", "maxabs"), ("epoch_lstm", "maxabs"))
-    assert parse_variants("frame_lstm:zscore,epoch_lstm", "zscore") == (
-        ("frame_lstm", "zscore"),
-        ("epoch_lstm", "zscore"),
+    assert parse_variants("compare") == (
+        ("frame_lstm", "maxabs", 1.0),
+        ("epoch_lstm", "maxabs", 1.0),
     )
-    with pytest.raises(RtEegError, match="bad variant"):
-        parse_variants("gru")
+    assert parse_variants("frame_lstm:zscore,epoch_lstm,frame_lstm:context:3", "zscore") == (
+        ("frame_lstm", "zscore", 1.0),
+        ("epoch_lstm", "zscore", 1.0),
+        ("frame_lstm", "context", 3.0),
+    )
+    for bad in ("gru", "frame_lstm:context:0.5", "frame_lstm:context:x", "frame_lstm:nope"):
+        with pytest.raises(RtEegError, match="bad variant"):
+            parse_variants(bad)
+
+
+def test_onset_weighting_draws_onsets_more_often(tmp_path):
+    """Onset ranks come from the label runs of each track, and weighted balanced orders draw
+    the first seconds of a seizure in proportion to the weight."""
+    from rt_eeg.store import FeatureStore, RecordingFeatures, StoreWriter
+
+    labels = np.zeros((40, 2), np.uint8)
+    labels[10:30, 0] = 1  # a 20 s seizure on channel 0
+    labels[35:40, 1] = 1  # and a 5 s one on channel 1
+    feats = np.random.default_rng(0).normal(size=(400, 2, 26)).astype(np.float32)
+    with StoreWriter(tmp_path / "s", 26) as w:
+        w.add(RecordingFeatures("r", "train", "p", ["A-B", "C-D"], feats, labels))
+    store = FeatureStore(tmp_path / "s")
+    pos = np.flatnonzero(np.asarray(store.labels) == 1)
+    rank = store.onset_rank(pos)
+    assert rank.tolist() == list(range(20)) + list(range(5))
+    weight = np.where(rank < 5, 4.0, 1.0)
+    neg = np.arange(10**6, 10**6 + 5000)  # enough background rows for 2000 seizure draws
+    order = balanced_order(np.random.default_rng(1), pos, neg, 4000, weight)
+    drawn = order[np.isin(order, pos)]
+    onset_share = np.isin(drawn, pos[rank < 5]).mean()
+    # 10 onset rows of weight 4 against 15 later rows of weight 1: 40 / 55 of the draws
+    assert onset_share == pytest.approx(40 / 55, abs=0.04)
+    # store centres: background-only recording -> the gate never rejects; seizure epochs do
+    assert store.centers(np.arange(store.labels.shape[0])).shape == (80, 26)
 
 
 def test_balanced_order_and_scores():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from rt_eeg.errors import RtEegError
 
@@ -15,9 +16,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def annotation_summary(edf_path) -> dict | None:
-    """Summary of the reference annotation beside ``edf_path`` (None when there is none)."""
-    from rt_eeg.io.annotations import binary_label, read_annotation
+def annotation_summary(edf_path, duration: float | None = None) -> dict | None:
+    """Summary of the reference annotation beside ``edf_path`` (None when there is none);
+    ``warning`` names an event past the recording's ``duration``."""
+    from rt_eeg.io.annotations import binary_label, check_within_recording, read_annotation
     from rt_eeg.io.corpus import _reference_for
 
     ref = _reference_for(edf_path)
@@ -25,7 +27,14 @@ def annotation_summary(edf_path) -> dict | None:
         return None
     ann = read_annotation(ref)
     seiz = [e for e in ann.events if binary_label(e.label) == "seiz"]
+    warning = None
+    if duration is not None:
+        try:
+            check_within_recording(ann, duration, edf_path)
+        except RtEegError as err:
+            warning = str(err)
     return {
+        "warning": warning,
         "file": str(ref),
         "events": len(ann.events),
         "seizures": len(seiz),
@@ -39,7 +48,9 @@ def run(args: argparse.Namespace) -> int:
 
     with open_recording(args.edf) as rec:
         info = rec.describe()
-        info["annotation"] = annotation_summary(rec.path)
+        info["annotation"] = annotation_summary(rec.path, rec.duration)
+    if info["annotation"] and info["annotation"]["warning"]:
+        print(f"rt-eeg info: warning: {info['annotation']['warning']}", file=sys.stderr)
     if args.json:
         print(json.dumps(info, indent=2))
         return 0

@@ -48,6 +48,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--stats", metavar="JSON", help="counters written on exit (default: beside the PNG)"
     )
     parser.add_argument("--headless", action="store_true", help="render offscreen")
+    parser.add_argument(
+        "--server-key",
+        metavar="FILE",
+        help="the pipeline's public key (NAME.key): subscribe over CURVE (with --client-key)",
+    )
+    parser.add_argument(
+        "--client-key",
+        metavar="FILE",
+        help="this monitor's secret key (NAME.key_secret from rt-eeg keys), listed on the server",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,6 +72,20 @@ def run(args: argparse.Namespace) -> int:
     if args.after is not None and args.screenshot is None:
         raise RtEegError("--after needs --screenshot")
     ch_names = [c.strip() for c in args.ch_names.split(",") if c.strip()] if args.ch_names else None
+    if (args.server_key is None) != (args.client_key is None):
+        raise RtEegError("--server-key and --client-key go together")
+    from rt_eeg.security import load_key, parse_endpoint
+
+    for ep in args.connect:
+        try:
+            parse_endpoint(ep)
+        except ValueError as err:
+            raise RtEegError(f"--connect: {err}") from None
+    curve = None
+    if args.server_key:
+        load_key(args.server_key, secret=False)  # fail here, in one line, not in the window
+        load_key(args.client_key, secret=True)
+        curve = (args.server_key, args.client_key)
     from rt_eeg.monitor.app import run_monitor
 
     return run_monitor(
@@ -77,4 +101,5 @@ def run(args: argparse.Namespace) -> int:
         headless=args.headless,
         at_signal_s=args.at,
         at_screenshot=args.at_screenshot,
+        curve=curve,
     )

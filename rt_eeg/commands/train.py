@@ -32,10 +32,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--arch",
         default="frame_lstm",
-        help="epoch_lstm or frame_lstm; or variants ARCH[:NORM],... (or 'compare' = both "
-        "architectures) trained with the same data order, the best on dev kept",
+        help="epoch_lstm or frame_lstm; or variants ARCH[:NORM[:ONSET_WEIGHT]],... (or "
+        "'compare' = both architectures) trained with the same seed, the best on dev kept",
     )
-    parser.add_argument("--normalisation", choices=("maxabs", "zscore"), default="maxabs")
+    parser.add_argument(
+        "--normalisation",
+        choices=("maxabs", "zscore", "context", "context_maxabs"),
+        default="maxabs",
+        help="decoder inputs: window-normalised (maxabs, zscore) or relative to the patient's "
+        "background (context, context_maxabs); default maxabs",
+    )
+    parser.add_argument(
+        "--dev-corpus",
+        default=None,
+        help="separate corpus (root or list) used whole as the dev/selection set, e.g. "
+        "held-out simulator families: early stopping and variant choice measure transfer",
+    )
+    parser.add_argument(
+        "--onset-weight",
+        type=float,
+        default=1.0,
+        help="draw seizure samples from the first --onset-epochs s of a seizure this many "
+        "times more often (early detection; default 1)",
+    )
+    parser.add_argument("--onset-epochs", type=int, default=10)
+    parser.add_argument(
+        "--keep-variants",
+        action="store_true",
+        help="with several --arch variants: keep each variant's model under OUT/variants",
+    )
     parser.add_argument("--units", type=int, default=32, help="LSTM units (default 32)")
     parser.add_argument("--dropout", type=float, default=0.0, help="dropout rate (default 0)")
     parser.add_argument("--batch-size", type=int, default=256)
@@ -59,7 +84,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rt_eeg.train import TrainConfig, parse_variants, train_corpus
 
-    variants = parse_variants(args.arch, args.normalisation)
+    variants = parse_variants(args.arch, args.normalisation, args.onset_weight)
     compare = variants if len(variants) > 1 else ()
     cfg = TrainConfig(
         arch=variants[0][0],
@@ -74,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         max_dev_samples=args.max_dev_samples,
         seed=args.seed,
         threads=args.threads,
+        onset_weight=variants[0][2],
+        onset_epochs=args.onset_epochs,
     )
     manifest = train_corpus(
         args.corpus,
@@ -84,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
         store_dir=args.store,
         workers=args.workers,
         compare=compare,
+        dev_corpus=args.dev_corpus,
+        keep_variants=args.keep_variants,
         command_line=shlex.join(["rt-eeg", *getattr(args, "argv", sys.argv[1:])]),
         log=lambda line: print(line, flush=True),
     )

@@ -67,6 +67,8 @@ __all__ = [
     "read_annotation",
     "read_csv",
     "read_csv_bi",
+    "read_events_tsv",
+    "check_within_recording",
     "read_hyp",
     "read_lbl",
     "read_tse",
@@ -108,6 +110,9 @@ DEFAULT_MONTAGE_FILE = "$NEDC_NFC/lib/nedc_eas_default_montage.txt"
 #: Times in every format are written with 4 decimals (0.1 ms), as TUSZ does.
 PRECISION = 4
 HYP_LABELS = frozenset({"seiz", "bckg", "na"})
+#: How far (s) an event may end past the recording: rounding of times written with 4 decimals
+#: and of durations; anything beyond is a wrong file pairing or a corrupt annotation.
+END_TOLERANCE_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -226,9 +231,12 @@ def _check_event(
 def _read_lines(path) -> list[str]:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        # utf-8-sig: a byte-order mark (Windows editors) is not part of the first line
+        text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise RtEegError("annotation file not found", path) from None
+    except IsADirectoryError:
+        raise RtEegError("is a directory, not an annotation file", path) from None
     except UnicodeDecodeError as err:
         raise RtEegError(f"not a text annotation file ({err.reason})", path) from None
     except OSError as err:
@@ -261,6 +269,7 @@ def _read_tusz_csv(path, *, term_only: bool) -> Annotation:
     version = None
     seen_header = False
     events: list[Event] = []
+    lines_of: list[int] = []
     for n, raw in enumerate(lines, start=1):
         line = raw.strip()
         if not line:
@@ -305,6 +314,15 @@ def _read_tusz_csv(path, *, term_only: bool) -> Annotation:
         label = label.lower()
         _check_event(start, stop, label, conf, n, path)
         events.append(Event(start, stop, label, conf, channel))
+        lines_of.append(n)
+    if duration is not None:
+        for n, ev in zip(lines_of, events, strict=True):
+            if ev.stop > duration + END_TOLERANCE_S:
+                raise RtEegError(
+                    f"line {n}: event {ev.label} [{ev.start:g}, {ev.stop:g}] ends past "
+                    f"the file's duration ({duration:g} secs)",
+                    path,
+                )
     if version is not None and version != CSV_VERSION:
         raise RtEegError(f"unsupported csv version {version!r} (expected {CSV_VERSION})", path)
     if not seen_header:
@@ -567,6 +585,32 @@ def read_lbl(path: str | os.PathLike) -> Annotation:
     return Annotation(Path(path), events, duration, None)
 
 
+def check_within_recording(ann: Annotation, duration: float, recording=None) -> None:
+    """Refuse a reference whose events end past the recording they annotate.
+
+    Parameters
+    ----------
+    ann : Annotation
+    duration : float
+        Length of the recording in seconds.
+    recording : path-like, optional
+        The recording, named in the error.
+
+    Raises
+    ------
+    RtEegError
+        Naming the annotation file, the first offending event and the recording's length.
+    """
+    for ev in ann.events:
+        if ev.stop > duration + END_TOLERANCE_S:
+            of = f" {Path(recording).name}" if recording is not None else ""
+            raise RtEegError(
+                f"event {ev.label} [{ev.start:g}, {ev.stop:g}] ends past the end of "
+                f"the recording{of} ({duration:g} s)",
+                ann.path,
+            )
+
+
 # --------------------------------------------------------------------------------------------
 # dispatch
 
@@ -578,11 +622,13 @@ _READERS = {
     ".tse_bi": read_tse,
     ".lbl": read_lbl,
     ".lbl_bi": read_lbl,
+    ".tsv": lambda p: read_events_tsv(p),
 }
 
 
 def read_annotation(path: str | os.PathLike) -> Annotation:
-    """Read any supported annotation file, chosen by suffix (.csv_bi .csv .tse .tse_bi .lbl)."""
+    """Read any supported annotation file, chosen by suffix (.csv_bi .csv .tse .tse_bi .lbl
+    .lbl_bi, BIDS/SzCORE .tsv)."""
     path = Path(path)
     reader = _READERS.get(path.suffix.lower())
     if reader is None:
@@ -886,3 +932,74 @@ def write_events_tsv(
             )
         )
     write_text_atomic(path, "\n".join(out) + "\n")
+
+
+def _label_of_event_type(event_type: str, n: int, path) -> str:
+    """TUSZ label of a SzCORE eventType (inverse of the mapping used when writing)."""
+    inverse = {"bckg": "bckg", "sz": "seiz", "sz_foc": "fnsz", "sz_gen": "gnsz",
+               "sz_foc_a": "spsz", "sz_foc_ia": "cpsz", "sz_gen_nm": "absz",
+               "sz_gen_m_tonic": "tnsz", "sz_gen_m_clonic": "cnsz",
+               "sz_gen_m_tonicClonic": "tcsz", "sz_gen_m_atonic": "atsz",
+               "sz_gen_nm_myoclonic": "mysz"}  # fmt: skip
+    if event_type in inverse:
+        return inverse[event_type]
+    if event_type.startswith("sz"):  # any other HED-SCORE seizure code
+        return "seiz"
+    raise RtEegError(
+        f"line {n}: unknown eventType {event_type!r} (expected bckg or a sz* code)", path
+    )
+
+
+def read_events_tsv(path: str | os.PathLike) -> Annotation:
+    """Read a BIDS / SzCORE ``*_events.tsv`` (as :func:`write_events_tsv` writes).
+
+    Columns ``onset``, ``duration`` and ``eventType`` are required; ``confidence`` ('n/a' ->
+    1), ``channels`` ('n/a' -> TERM) and ``recordingDuration`` are optional. The annotation's
+    duration is ``recordingDuration`` when given.
+    """
+    rows = [(n, ln) for n, ln in enumerate(_read_lines(path), start=1) if ln.strip()]
+    if not rows:
+        raise RtEegError("empty events file (no header row)", path)
+    n0, head = rows[0]
+    cols = [c.strip() for c in head.split("\t")]
+    missing = [c for c in ("onset", "duration", "eventType") if c not in cols]
+    if missing:
+        raise RtEegError(
+            f"line {n0}: header row lacks column(s) {', '.join(missing)} (found {head[:80]!r})",
+            path,
+        )
+    idx = {c: cols.index(c) for c in cols}
+    events: list[Event] = []
+    durations = set()
+    for n, line in rows[1:]:
+        parts = [p.strip() for p in line.split("\t")]
+        if len(parts) != len(cols):
+            raise RtEegError(
+                f"line {n}: {len(parts)} tab-separated fields, the header has {len(cols)}", path
+            )
+        onset = _parse_float(parts[idx["onset"]], "onset", n, path)
+        length = _parse_float(parts[idx["duration"]], "duration", n, path)
+        label = _label_of_event_type(parts[idx["eventType"]], n, path)
+        conf_text = parts[idx["confidence"]] if "confidence" in idx else "n/a"
+        conf = 1.0 if conf_text == "n/a" else _parse_float(conf_text, "confidence", n, path)
+        _check_event(onset, onset + length, label, conf, n, path)
+        chan = parts[idx["channels"]] if "channels" in idx else "n/a"
+        channel = TERM if chan in ("n/a", "") else chan
+        if "recordingDuration" in idx and parts[idx["recordingDuration"]] != "n/a":
+            rec = _parse_float(parts[idx["recordingDuration"]], "recordingDuration", n, path)
+            if rec <= 0:
+                raise RtEegError(f"line {n}: recordingDuration {rec} is not positive", path)
+            durations.add(rec)
+        events.append(Event(onset, onset + length, label, conf, channel))
+    if len(durations) > 1:
+        raise RtEegError(
+            f"rows disagree on recordingDuration ({', '.join(map(_fmt, sorted(durations)))})",
+            path,
+        )
+    duration = durations.pop() if durations else max((e.stop for e in events), default=None)
+    if duration is not None:
+        check_within_recording(Annotation(Path(path), events, duration), duration)
+    # SzCORE lists seizures only (one 'bckg' row for a seizure-free recording): background
+    # is implied, so bckg rows carry nothing and are dropped
+    events = [e for e in events if e.label != BACKGROUND_LABEL]
+    return Annotation(Path(path), _sort_events(events), duration, None)

@@ -123,9 +123,11 @@ def read_list(path: str | os.PathLike, what: str = "files") -> list[Path]:
     """
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()  # -sig: drop a BOM
     except FileNotFoundError:
         raise RtEegError("list file not found", path) from None
+    except IsADirectoryError:
+        raise RtEegError("is a directory, not a list file", path) from None
     except (OSError, UnicodeDecodeError) as err:
         raise RtEegError(f"cannot read list file ({err})", path) from None
     out = []
@@ -156,7 +158,11 @@ def parse_chbmit_summary(path: str | os.PathLike) -> dict[str, list[tuple[float,
     path = Path(path)
     result: dict[str, list[tuple[float, float]]] = {}
     current, start = None, None
-    for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+    try:
+        text = path.read_text(encoding="utf-8-sig", errors="replace")
+    except OSError as err:
+        raise RtEegError(f"cannot read summary file ({err.strerror or err})", path) from None
+    for n, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if m := _CHB_FILE.match(line):
             current = m.group(1)
@@ -164,7 +170,10 @@ def parse_chbmit_summary(path: str | os.PathLike) -> dict[str, list[tuple[float,
         elif m := _CHB_TIME.match(line):
             if current is None:
                 raise RtEegError(f"line {n}: seizure time before any 'File Name:' line", path)
-            t = float(m.group(2))
+            try:
+                t = float(m.group(2))
+            except ValueError:
+                raise RtEegError(f"line {n}: time {m.group(2)!r} is not a number", path) from None
             if m.group(1).lower() == "start":
                 start = t
             else:

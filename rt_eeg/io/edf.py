@@ -17,6 +17,7 @@ import numpy as np
 
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.channels import ChannelInfo, normalise_labels
+from rt_eeg.io.edf_header import quiet_c_output, read_edf_header
 from rt_eeg.montage import Montage, tcp_montage
 from rt_eeg.resample import StreamingResampler
 from rt_eeg.sources.conditioning import ANALYSIS_SFREQ, UNIT_SCALE, Conditioner, rechunk
@@ -39,11 +40,13 @@ class Recording:
         import pyedflib
 
         self.path = Path(path)
-        if not self.path.is_file():
-            raise RtEegError("file not found", self.path)
+        # Our own header check first: edflib divides by the record duration and prints
+        # its diagnostics on the C stdout; this names the bad field instead.
+        self.header = read_edf_header(self.path)
         try:
-            self._reader = pyedflib.EdfReader(str(self.path))
-        except OSError as err:
+            with quiet_c_output():
+                self._reader = pyedflib.EdfReader(str(self.path))
+        except Exception as err:  # edflib reports what it refuses as OSError, rarely others
             raise RtEegError(f"not a readable EDF file ({_edf_reason(err)})", self.path) from None
         try:
             self._setup(sfreq)
@@ -82,6 +85,8 @@ class Recording:
                     f"channel {r.getLabel(i)!r} has a degenerate calibration (min == max)",
                     self.path,
                 )
+            check_calibration(r, i, self._scale[k], self.header.bdf, self.path)
+            check_rate(r.getLabel(i), self._rates[k], sfreq, self.path)
         self.sfreq = float(sfreq)
         self._n_in = [int(r.getNSamples()[i]) for i in self._inputs]
         self.duration = float(r.getFileDuration())
@@ -221,6 +226,54 @@ class Recording:
         }
 
 
+#: Largest magnitude (uV) a sample may reach: 1 kV is beyond any EEG amplifier, and keeps
+#: squared amplitudes (LFCC band energies) finite in float32.
+MAX_ABS_UV = 1e9
+#: Native rates accepted: the 0.5-40 Hz feature band needs >= 80 Hz; the top bounds work.
+MIN_SFREQ, MAX_SFREQ = 80.0, 65536.0
+#: Largest up/down factor of the polyphase resampler (its filter has 20x as many taps).
+MAX_RESAMPLE_FACTOR = 100_000
+
+
+def check_calibration(reader, i: int, scale: float, bdf: bool, path) -> None:
+    """Refuse a channel whose digital-to-physical mapping can yield non-finite or absurd
+    microvolts (e.g. a physical range of +-1e308), before any sample is read.
+
+    Every sample is an integer in the 16-bit (24-bit for BDF) range, so the extremes of the
+    linear map over that range bound every value the channel can produce.
+    """
+    pmin, pmax = float(reader.getPhysicalMinimum(i)), float(reader.getPhysicalMaximum(i))
+    dmin, dmax = float(reader.getDigitalMinimum(i)), float(reader.getDigitalMaximum(i))
+    lo, hi = (-(2.0**23), 2.0**23 - 1) if bdf else (-32768.0, 32767.0)
+    with np.errstate(all="ignore"):
+        gain = (pmax - pmin) / (dmax - dmin)
+        peak = max(abs(gain * (d - dmin) + pmin) for d in (lo, hi)) * scale
+    if not (np.isfinite(peak) and peak <= MAX_ABS_UV):
+        raise RtEegError(
+            f"channel {reader.getLabel(i)!r}: physical range {pmin:g}..{pmax:g} "
+            f"{reader.getPhysicalDimension(i).strip()} gives samples up to {peak:g} uV "
+            f"(non-finite or beyond {MAX_ABS_UV:g} uV): corrupt calibration",
+            path,
+        )
+
+
+def check_rate(label: str, fs: float, sfreq: float, path) -> None:
+    """Refuse a native rate the resampler cannot serve in bounded time and memory."""
+    if not (np.isfinite(fs) and MIN_SFREQ <= fs <= MAX_SFREQ):
+        raise RtEegError(
+            f"channel {label!r}: sampling rate {fs:g} Hz is outside "
+            f"{MIN_SFREQ:g}..{MAX_SFREQ:g} Hz",
+            path,
+        )
+    r = StreamingResampler(fs, sfreq, 1)
+    if max(r.up, r.down) > MAX_RESAMPLE_FACTOR:
+        raise RtEegError(
+            f"channel {label!r}: sampling rate {fs:g} Hz has no simple ratio to "
+            f"{sfreq:g} Hz (resampling {r.up}/{r.down})",
+            path,
+        )
+
+
 def open_recording(path: str | os.PathLike, *, sfreq: float = ANALYSIS_SFREQ) -> Recording:
     """Open an EDF file as TCP-montage EEG at ``sfreq``; see :class:`Recording`.
 
@@ -232,6 +285,6 @@ def open_recording(path: str | os.PathLike, *, sfreq: float = ANALYSIS_SFREQ) ->
     return Recording(path, sfreq=sfreq)
 
 
-def _edf_reason(err: OSError) -> str:
+def _edf_reason(err: Exception) -> str:
     text = str(err).strip().rstrip(".")
     return text.split(": ", 1)[-1] if text else "corrupt header"

@@ -181,6 +181,7 @@ def run_monitor(
     headless: bool = False,
     at_signal_s: float | None = None,
     at_screenshot: str | os.PathLike | None = None,
+    curve: tuple[str, str] | None = None,
 ) -> int:
     """Show a running pipeline's display stream.
 
@@ -202,6 +203,8 @@ def run_monitor(
         Also write ``at_screenshot`` once the newest signal shown is ``at_signal_s`` seconds
         into the recording (and the decisions have caught up with it), then carry on: a
         picture of a chosen moment, such as a seizure onset, from a live run.
+    curve : (str, str), optional
+        ``(server public key file, client secret key file)`` for CURVE-protected endpoints.
     """
     prepare_qt(headless=headless, screenshot=screenshot or at_screenshot)
     app = _qapp()
@@ -221,7 +224,7 @@ def run_monitor(
         live=True,
         source=", ".join(endpoints),
     )
-    feed = MonitorFeed(endpoints, win)
+    feed = MonitorFeed(endpoints, win, curve=curve)
     t_start = time.monotonic()
     finished = {"done": False}
 

@@ -44,6 +44,9 @@ class MonitorFeed:
     wall_clock : callable
         ``time.time``-like clock for the latency estimate (the header's ``t_emit`` is wall
         clock at the source).
+    curve : (str, str), optional
+        ``(server public key file, client secret key file)``: subscribe over CURVE to a
+        pipeline whose display publishers require it (:mod:`rt_eeg.security`).
     """
 
     def __init__(
@@ -55,6 +58,7 @@ class MonitorFeed:
         rcvhwm: int = 100,
         max_per_tick: int = 200,
         wall_clock: Callable[[], float] = time.time,
+        curve: tuple[str, str] | None = None,
     ):
         self.endpoints = [endpoints] if isinstance(endpoints, str) else list(endpoints)
         if not self.endpoints:
@@ -69,6 +73,10 @@ class MonitorFeed:
             s.setsockopt(zmq.RCVHWM, int(rcvhwm))
             for topic in TOPICS:
                 s.setsockopt(zmq.SUBSCRIBE, topic)
+            if curve is not None:
+                from rt_eeg.security import curve_client_options
+
+                curve_client_options(s, *curve)
             s.connect(ep)
             self.sockets.append(s)
         self.window = None

@@ -28,6 +28,7 @@ from rt_eeg.pipeline.transport import (
     make_socket,
     percentiles,
 )
+from rt_eeg.security import DISPLAY_ENDPOINTS, CurveServer
 
 log = logging.getLogger("rt_eeg.pipeline")
 FRAME = 25  # samples per 0.1 s frame at 250 Hz
@@ -52,6 +53,7 @@ class StageBase:
         self.proc_ms: deque[float] = deque(maxlen=STATS_WINDOW)
         self.ctl.stats = {"processed": 0}
         self.stopping = False
+        self.curve = None
 
     def stats(self) -> dict:
         return {
@@ -62,7 +64,11 @@ class StageBase:
     def socket(
         self, kind: int, endpoint_name: str, *, bind: bool, hwm: int | None = None
     ) -> zmq.Socket:
-        sock = make_socket(self.ctx, kind, self.ep[endpoint_name], bind=bind, hwm=hwm)
+        curve = None
+        if bind and endpoint_name in DISPLAY_ENDPOINTS:  # CURVE on display publishers (h2)
+            security = self.run["config"].get("security")
+            curve = self.curve = self.curve or CurveServer.from_config(self.ctx, security)
+        sock = make_socket(self.ctx, kind, self.ep[endpoint_name], bind=bind, hwm=hwm, curve=curve)
         self.sockets.append(sock)
         return sock
 
@@ -85,6 +91,8 @@ class StageBase:
         # Closing each socket (not ctx.destroy) honours its linger: queued data still goes out.
         for sock in self.sockets + [self.ctl.sock]:
             sock.close()
+        if self.curve is not None:
+            self.curve.stop()
         self.ctx.term()
 
 

@@ -63,6 +63,7 @@ class Supervisor:
     def __init__(self, edf, out_dir, *, speed: float | None = 1.0, config: PipelineConfig | None = None,
                  monitor: str | None = None, on_event=None, screenshot_at: float | None = None,
                  name: str | None = None, rotate_s: float = 3600.0, stop_after_s: float | None = None):  # fmt: skip
+        from rt_eeg.montage import check_enough_channels
         from rt_eeg.sources import source_from_spec
 
         self.t_launch = time.time()
@@ -86,6 +87,7 @@ class Supervisor:
             default_name = src.name
         finally:
             src.close()
+        check_enough_channels(self.ch_names, self.edf or getattr(src, "where", None))
         self.live = self.duration is None
         self._stop_requested = False
         model = Path(self.cfg.model)
@@ -137,6 +139,9 @@ class Supervisor:
         cmd = [sys.executable, "-m", "rt_eeg.cli", "monitor",
                "--connect", self.endpoints["display_signal"], "--connect", self.endpoints["display_decision"],
                "--ch-names", ",".join(self.ch_names), "--stats", str(self.out_dir / "monitor_stats.json")]  # fmt: skip
+        sec = self.cfg.security  # CURVE display endpoints: the local monitor is a client (h2)
+        if sec is not None and sec.client_secret_key:
+            cmd += ["--server-key", sec.server_public_key, "--client-key", sec.client_secret_key]
         env = dict(os.environ)
         if self.monitor == "headless":
             env["QT_QPA_PLATFORM"] = "offscreen"

@@ -22,6 +22,7 @@ import zmq
 
 from rt_eeg.config import ENDPOINT_NAMES
 from rt_eeg.pipeline.messages import Message, MessageError, decode, encode
+from rt_eeg.security import CurveServer
 
 log = logging.getLogger("rt_eeg.pipeline")
 
@@ -42,7 +43,8 @@ def default_endpoints(
     """
     overrides = overrides or {}
     if transport == "ipc":
-        # ipc paths are limited to ~107 bytes, so use a short private folder, not the run dir.
+        # ipc paths are limited to ~107 bytes, so use a short private folder, not the run dir;
+        # mkdtemp makes it 0700, so no other user can reach the sockets.
         folder = Path(tempfile.mkdtemp(prefix="rteeg-"))
         eps = {name: f"ipc://{folder}/{name}" for name in ENDPOINT_NAMES}
     else:
@@ -66,14 +68,25 @@ DATA_LINGER_MS = 30_000
 
 
 def make_socket(
-    ctx: zmq.Context, kind: int, endpoint: str, *, bind: bool, hwm: int | None = None
+    ctx: zmq.Context,
+    kind: int,
+    endpoint: str,
+    *,
+    bind: bool,
+    hwm: int | None = None,
+    curve: CurveServer | None = None,
 ) -> zmq.Socket:
     """Create, configure and bind/connect a socket.
 
     Lossless senders (PUSH) linger so that a stage which finishes first still delivers what it
-    queued, end-of-stream included; everything else is closed at once (linger 0).
+    queued, end-of-stream included; everything else is closed at once (linger 0). ``curve``
+    (display publishers, when ``[security]`` is configured) makes the socket a CURVE server
+    that admits only allow-listed clients. An ipc socket's missing folder is created private
+    (0700): nobody else can connect to or replace the socket.
     """
     s = ctx.socket(kind)
+    if curve is not None:
+        curve.apply(s)
     s.setsockopt(zmq.LINGER, DATA_LINGER_MS if kind == zmq.PUSH else 0)
     if hwm is not None:
         s.setsockopt(zmq.SNDHWM, hwm)
@@ -83,6 +96,7 @@ def make_socket(
     if bind:
         if endpoint.startswith("ipc://"):
             path = endpoint[len("ipc://") :]
+            os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
             if os.path.exists(path):
                 os.unlink(path)  # a stale socket file left by a killed predecessor
         s.bind(endpoint)

@@ -47,13 +47,11 @@ import numpy as np
 
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.channels import normalise_labels
-from rt_eeg.montage import tcp_montage
+from rt_eeg.montage import MIN_TCP_CHANNELS, tcp_montage
 from rt_eeg.sources import SignalBlock
 from rt_eeg.sources.conditioning import ANALYSIS_SFREQ, Conditioner, unit_scale
 
 FRAME = 25  # samples per 0.1 s frame at 250 Hz: a segment starts on this grid
-#: Fewest TCP channels a live stream must give (the decoder's top-k needs neighbours).
-MIN_TCP_CHANNELS = 4
 
 MACHINE_ONLY_CFG = """\
 ; liblsl: this machine only (no multicast beyond the host, no IPv6)

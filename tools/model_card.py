@@ -1,0 +1,140 @@
+"""Collect a model's held-out figures into its manifest and print the README model card.
+
+Reads what ``tools/make_default_model.sh`` produced under ``--work``:
+
+- ``eval_S/report.json``: the SELECT families (unseen in training; every choice was made here);
+- ``eval_U/report.json``: the REPORT families (unseen in training and in every choice);
+- ``eval_O/report.json``: the training families on patients never seen (own distribution);
+- ``tools/results/real_checks_<model>.json``: real EEG (``tools/real_checks.py``).
+
+Per seizure family, OVLP sensitivity is computed from each recording's
+``<stem>.families.json`` sidecar (family of each seizure, in time order) and the run's
+``.csv_bi`` hypothesis. Writes ``heldout`` into the model's ``manifest.json`` (atomically) and
+prints Markdown for the README.
+
+Usage::
+
+    python tools/model_card.py --model models/default --work /work/sim/recipe
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rt_eeg.io.annotations import read_csv_bi  # noqa: E402
+from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
+
+ROLES = {
+    "O": "own distribution: training families, unseen patients",
+    "S": "SELECT families (unseen in training; used for every choice)",
+    "U": "REPORT families (unseen in training and in every choice)",
+}
+
+
+def _summary(report: dict) -> dict:
+    s = report.get("scores") or {}
+    ov, ta = s.get("ovlp", {}), s.get("taes", {})
+    lat = report.get("onset_latency_s", {})
+    n_seiz = sum(int(r.get("ref_seizures", 0) or 0) for r in report.get("recordings", []))
+    return {
+        "recordings": report.get("n_recordings"),
+        "hours": round(float(report.get("hours", 0.0)), 2),
+        "seizures": n_seiz or None,
+        "ovlp_sensitivity": _r(ov.get("sensitivity")),
+        "ovlp_fa_per_24h": _r(ov.get("fa_per_24h")),
+        "taes_sensitivity": _r(ta.get("sensitivity")),
+        "taes_fa_per_24h": _r(ta.get("fa_per_24h")),
+        "onset_latency_s": {k: _r(v) for k, v in lat.items()},
+        "postprocess": report.get("postprocess"),
+        "command": report.get("command"),
+    }
+
+
+def _r(v, nd: int = 2):
+    return None if v is None else round(float(v), nd)
+
+
+def per_family(report: dict) -> dict:
+    """OVLP hits per seizure family from the sidecars and the hypotheses."""
+    from rt_eeg.io.annotations import read_annotation
+
+    fam: dict[str, list[int]] = {}
+    for row in report.get("recordings", []):
+        edf = Path(row["edf"])
+        side = edf.with_suffix(".families.json")
+        ref_path = edf.with_suffix(".csv_bi")
+        if not side.is_file() or not ref_path.is_file() or not Path(row.get("csv_bi", "")).is_file():
+            continue
+        names = json.loads(side.read_text("utf-8")).get("seizure", [])
+        refs = [e for e in read_annotation(ref_path).events if e.label != "bckg"]
+        hyps = [e for e in read_csv_bi(row["csv_bi"]).events if e.label == "seiz"]
+        for name, r in zip(names, sorted(refs, key=lambda e: e.start), strict=False):
+            hit = any(h.start < r.stop and h.stop > r.start for h in hyps)
+            fam.setdefault(name, [0, 0])
+            fam[name][0] += int(hit)
+            fam[name][1] += 1
+    return {k: {"found": v[0], "seizures": v[1], "sensitivity": round(100 * v[0] / v[1], 1)}
+            for k, v in sorted(fam.items())}  # fmt: skip
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default=str(ROOT / "models" / "default"))
+    ap.add_argument("--work", required=True)
+    args = ap.parse_args(argv)
+    model, work = Path(args.model), Path(args.work)
+    manifest_path = model / "manifest.json"
+    manifest = json.loads(manifest_path.read_text("utf-8"))
+    held: dict = {}
+    for key, what in ROLES.items():
+        rp = work / f"eval_{key}" / "report.json"
+        if not rp.is_file():
+            print(f"model_card: {rp} not found; {key} left out", file=sys.stderr)
+            continue
+        rep = json.loads(rp.read_text("utf-8"))
+        held[key] = {"what": what, **_summary(rep), "per_family": per_family(rep)}
+    rc = ROOT / "tools" / "results" / f"real_checks_{model.name}.json"
+    if rc.is_file():
+        real = json.loads(rc.read_text("utf-8"))
+        held["real"] = {
+            "chbmit": {p: {m: {"auc": _r(v["auc"], 3), "ictal_pass": v["ictal_pass"],
+                               "preictal_pass": v["preictal_pass"], "n": v["n"]}
+                           for m, v in res.items()}
+                       for p, res in real["chbmit"]["patients"].items()},
+            "tuh_background_seiz_epochs": real["tuh_background"]["total_seiz_epochs"],
+            "bonn": {k: _r(v, 3) for k, v in real.get("bonn", {}).items() if k.startswith("auc")},
+        }  # fmt: skip
+    manifest["heldout"] = held
+    write_json_atomic(manifest_path, manifest)
+
+    print("| corpus | hours | OVLP sens. | OVLP FA/24h | TAES sens. | onset latency median / p90 |")
+    print("|---|---|---|---|---|---|")
+    for key in ("O", "S", "U"):
+        h = held.get(key)
+        if h:
+            lat = h["onset_latency_s"]
+            print(f"| {key}: {h['what']} | {h['hours']} | {h['ovlp_sensitivity']} % | "
+                  f"{h['ovlp_fa_per_24h']} | {h['taes_sensitivity']} % | "
+                  f"{lat.get('median')} s / {lat.get('p90')} s |")  # fmt: skip
+    for key in ("S", "U"):
+        h = held.get(key)
+        if h and h["per_family"]:
+            print(f"\n{key} per seizure family: " + ", ".join(
+                f"{k} {v['found']}/{v['seizures']}" for k, v in h["per_family"].items()))
+    if "real" in held:
+        r = held["real"]
+        print("\nreal EEG: " + "; ".join(
+            f"CHB-MIT {p} {m} AUC {v['auc']}" for p, res in r["chbmit"].items() for m, v in res.items()
+        ) + f"; TUH background SEIZ epochs {r['tuh_background_seiz_epochs']}; Bonn {r['bonn']}")
+    print(f"\nwrote heldout into {manifest_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
