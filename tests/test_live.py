@@ -107,33 +107,45 @@ def test_an_outage_is_not_analysed_and_the_run_resumes(recording, model_dir, off
     assert "source status: no data for" in log  # what the monitor was told
 
 
-def test_live_cli_runs_against_rt_eeg_stream(recording, model_dir, tmp_path):
-    """The documented two-terminal use: ``rt-eeg stream`` in one, ``rt-eeg live`` in another."""
+def test_live_cli_runs_until_ctrl_c_against_rt_eeg_stream(recording, model_dir, tmp_path):
+    """The documented two-terminal use: ``rt-eeg stream`` in one, ``rt-eeg live`` in another;
+    the live run has no end: parts appear while it runs, Ctrl-C ends it with the outputs."""
     import os
+    import signal
     import subprocess
     import sys
+    import time
 
     name = unique_name()
     env = os.environ.copy()
+    out = tmp_path / "o"
     streamer = subprocess.Popen(
-        [sys.executable, "-m", "rt_eeg.cli", "stream", str(recording), "--name", name, "--speed", "4",
-         "--wait-s", "120"],
+        [sys.executable, "-m", "rt_eeg.cli", "stream", str(recording), "--name", name, "--speed", "2",
+         "--loop", "--wait-s", "120"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+    )  # fmt: skip
+    live = subprocess.Popen(
+        [sys.executable, "-m", "rt_eeg.cli", "live", "--lsl", name, "--out", str(out),
+         "--no-monitor", "--model", str(model_dir), "--device", "cpu", "--rotate-min", "0.25",
+         "--resolve-timeout", "30"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
     )  # fmt: skip
     try:
-        live = subprocess.run(
-            [sys.executable, "-m", "rt_eeg.cli", "live", "--lsl", name, "--out", str(tmp_path / "o"),
-             "--no-monitor", "--model", str(model_dir), "--device", "cpu", "--duration", "20",
-             "--rotate-min", "0.25", "--resolve-timeout", "30"],
-            capture_output=True, text=True, timeout=240, env=env,
-        )  # fmt: skip
+        deadline = time.monotonic() + 180
+        while not (out / f"{name}.p00001.hyp").is_file():  # more than 15 s decided, still running
+            assert live.poll() is None and time.monotonic() < deadline, live.stdout.read()
+            time.sleep(0.2)
+        assert (out / f"{name}.index.json").is_file() and not (out / f"{name}.hyp").exists()
+        live.send_signal(signal.SIGINT)
+        text, _ = live.communicate(timeout=90)
     finally:
         streamer.terminate()
         streamer.wait(30)
-    assert live.returncode == 0, live.stdout + live.stderr
-    epochs, duration = read_hyp(tmp_path / "o" / f"{name}.hyp")
-    assert 20.0 <= duration < 21.0 and len(epochs) >= 20
-    assert (tmp_path / "o" / f"{name}.p00001.hyp").is_file()  # rotated every 15 s
+        if live.poll() is None:
+            live.kill()
+    assert live.returncode == 0, text
+    epochs, duration = read_hyp(out / f"{name}.hyp")
+    assert duration >= 15.0 and len(epochs) >= 15 and [e.label for e in epochs].count("na") < 5
 
 
 def test_the_monitor_shows_a_stage_status_until_it_clears(tmp_path):
