@@ -302,3 +302,68 @@ def test_an_unwritable_folder_is_one_error_and_detection_continues(tmp_path):
     live.close(decisions[-1].stop)
     assert [d.start for d in live.decisions()] == [d.start for d in decisions]  # held, then written
     assert json.loads((blocker / "run.index.json").read_text())["closed"]
+
+
+def test_rotating_signal_splits_at_parts_and_gaps_and_survives_a_bad_folder(tmp_path):
+    from rt_eeg.io.rotating import RotatingSignal, read_index
+    from rt_eeg.io.signalfile import read_signal
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(0, 10, (250 * 50, 3)).astype(np.float32)
+    sig = RotatingSignal(tmp_path, "run", 250.0, ["a", "b", "c"], rotate_s=20.0)
+    for a in range(0, 250 * 30, 25):  # 0-30 s
+        sig.append(a, x[a : a + 25])
+    for a in range(250 * 35, 250 * 50, 250):  # a 5 s gap, then 35-50 s in 1 s blocks
+        sig.append(a, x[a : a + 250])
+    sig.close()
+    pieces = read_index(tmp_path / "run.signal-index.json")["pieces"]
+    assert [(p["t0"], p["n_samples"]) for p in pieces] == [(0.0, 5000), (20.0, 2500), (35.0, 1250), (40.0, 2500)]
+    data, sfreq, _ = read_signal(tmp_path / "run.p00001")
+    assert np.array_equal(data, x[5000:7500])
+    assert np.array_equal(read_signal(tmp_path / "run.p00001.g1")[0], x[8750:10000])
+
+    blocker = tmp_path / "blocked"
+    blocker.write_text("not a folder")
+    bad = RotatingSignal(blocker, "run", 250.0, ["a", "b", "c"], rotate_s=20.0)
+    bad.append(0, x[:250])  # must not raise
+    assert bad.error and "cannot write the signal file" in bad.error and "\n" not in bad.error
+    bad.close()
+
+
+def test_a_signal_piece_left_open_by_a_crash_is_recovered(tmp_path):
+    from rt_eeg.io.rotating import RotatingSignal, read_index
+    from rt_eeg.io.signalfile import read_signal
+
+    x = np.random.default_rng(6).normal(0, 10, (2500, 2)).astype(np.float32)
+    sig = RotatingSignal(tmp_path, "run", 250.0, ["a", "b"], rotate_s=60.0)
+    for a in range(0, 1000, 25):
+        sig.append(a, x[a : a + 25])
+    with open(tmp_path / ".run.p00000.signal.f32.part", "ab") as fh:
+        fh.write(b"\x00\x01\x02")  # the crash tore the last sample
+    # No close: a restarted source opens the same run and carries on after a gap.
+    again = RotatingSignal(tmp_path, "run", 250.0, ["a", "b"], rotate_s=60.0)
+    assert np.array_equal(read_signal(tmp_path / "run.p00000")[0], x[:1000])
+    again.append(1500, x[1500:2500])
+    again.close()
+    pieces = read_index(tmp_path / "run.signal-index.json")["pieces"]
+    assert [(p["file"], p["n_samples"]) for p in pieces] == [
+        ("run.p00000.signal.f32", 1000), ("run.p00000.g1.signal.f32", 1000)]
+    assert np.array_equal(read_signal(tmp_path / "run.p00000.g1")[0], x[1500:2500])
+
+
+def test_a_new_live_run_never_appends_to_an_earlier_one(tmp_path):
+    from rt_eeg.config import PipelineConfig
+    from rt_eeg.pipeline.supervisor import Supervisor
+
+    elec = "Fp1 Fp2 F7 F3 Fz F4 F8 T3 C3 Cz C4 T4 T5 P3 Pz P4 T6 O1 O2".split()
+    name, outlet = _outlet(elec)
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "model.keras").write_bytes(b"")  # only its presence is checked here
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "ward3.index.json").write_text("{}")
+    spec = {"kind": "lsl", "name": name, "resolve_timeout_s": 20}
+    with pytest.raises(RtEegError, match="a live run named 'ward3' already wrote here"):
+        Supervisor(spec, out, speed=None, config=PipelineConfig(model=str(tmp_path / "model")), name="ward3")
+    assert sorted(p.name for p in out.iterdir()) == ["ward3.index.json"]  # nothing touched
+    del outlet

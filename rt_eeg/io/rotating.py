@@ -229,6 +229,32 @@ class RotatingSignal:
         self._last_sync = time.monotonic()
         self._next_retry = 0.0
         self.error: str | None = None
+        self._resume()
+
+    def _resume(self) -> None:
+        """A restarted source (or a run after a crash) continues the index; a piece left open
+        is recovered from its hidden partial file (whole samples only) with its header."""
+        try:
+            self.pieces = list(read_index(self.index_path)["pieces"])
+        except (OSError, ValueError, KeyError):
+            return
+        n_ch = len(self.ch_names)
+        for p in self.pieces:
+            if p.get("closed"):
+                continue
+            data = self.out_dir / p["file"]
+            part = data.with_name("." + data.name + ".part")
+            if part.exists():
+                n = part.stat().st_size // (4 * n_ch)
+                with open(part, "rb+") as fh:
+                    fh.truncate(n * 4 * n_ch)  # a torn last sample
+                os.replace(part, data)
+                meta = {"sfreq": self.sfreq, "ch_names": self.ch_names, "n_samples": n, "t0": p["t0"],
+                        "units": "uV", "dtype": "float32", "layout": "time-first"}  # fmt: skip
+                write_json_atomic(data.with_name(data.name[: -len(".signal.f32")] + ".signal.json"), meta)
+                p["n_samples"] = n
+            p["closed"] = True
+        self._write_index()
 
     def append(self, start: int, block) -> None:
         """Record ``(n, n_ch)`` samples starting at analysis sample ``start``."""
@@ -246,7 +272,7 @@ class RotatingSignal:
         try:
             if self._w is None or k != self._k or start != self._next:
                 self._close_piece()
-                gaps = sum(1 for p in self.pieces if p["part"] == k)
+                gaps = sum(1 for p in self.pieces if p["part"] == k)  # pieces before this one
                 stem = f"{self.name}.p{k:05d}" + (f".g{gaps}" if gaps else "")
                 self.out_dir.mkdir(parents=True, exist_ok=True)
                 self._w = SignalWriter(self.out_dir / stem, self.sfreq, self.ch_names, start / self.sfreq)

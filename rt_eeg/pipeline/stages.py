@@ -151,7 +151,7 @@ class SourceStage(StageBase):
                 if blk is None:  # a live source with nothing new: heartbeat, status, stop
                     if self._command(cmd, 0) == "stop":
                         self.stopping = True
-                    self._publish_status(src.status)
+                    self._publish_status(self._status(src, writer))
                     self.ctl.beat()
                     if self.stopping or (stop_after is not None and src.received_s >= stop_after):
                         break
@@ -166,7 +166,7 @@ class SourceStage(StageBase):
                     self.stopping = True
                 if self.stopping:
                     break
-                self._publish_status(src.status)
+                self._publish_status(self._status(src, writer))
                 if not self._emit(blk, src, out, pub, writer, abort):
                     break
                 if stop_after is not None and live and src.received_s >= stop_after:
@@ -210,8 +210,6 @@ class SourceStage(StageBase):
             header["reset"] = True
         if self.rotating:
             writer.append(blk.start, block)
-            if writer.error:
-                self._publish_status(writer.error)
         else:
             writer.append(block)
         whole = len(block) // FRAME * FRAME  # a trailing partial frame is recorded, not analysed
@@ -227,6 +225,16 @@ class SourceStage(StageBase):
         self.proc_ms.append((time.perf_counter() - t0) * 1000)
         self.ctl.beat()
         return True
+
+    def _status(self, src, writer) -> str:
+        """One line: the source's problem (no data), else the signal file's (disk), else ok."""
+        if src.status != "ok":
+            return src.status
+        error = getattr(writer, "error", None)
+        if error and error != getattr(self, "_reported", None):
+            self._reported = error
+            self.ctl.send("heartbeat", error=error)  # the console shows it once
+        return error or "ok"
 
     def _publish_status(self, status: str) -> None:
         """Tell the monitor (and the log) when the source's status changes; repeat it every

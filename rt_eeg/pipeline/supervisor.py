@@ -93,13 +93,17 @@ class Supervisor:
         model = Path(self.cfg.model)
         if not (model / "model.keras").is_file():
             raise RtEegError("model folder has no model.keras", model)
+        if self.live and (self.out_dir / f"{self.name_for(default_name, name)}.index.json").exists():
+            # A new live run starts a new time line: it must not append to an earlier one's parts.
+            raise RtEegError(f"a live run named {self.name_for(default_name, name)!r} already wrote "
+                             "here; use another --out or --name", self.out_dir)  # fmt: skip
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.run_dir = self.out_dir / ".run"
         if self.run_dir.exists():
             shutil.rmtree(self.run_dir)
         self.run_dir.mkdir()
         self.endpoints, self._ipc_dir = default_endpoints(self.cfg.transport, self.cfg.endpoints)
-        self.name = name or "".join(c if c.isalnum() or c in "-_." else "_" for c in default_name)
+        self.name = self.name_for(default_name, name)
         self.run = {
             "edf": str(self.edf) if self.edf else None, "source": self.source,
             "out_dir": str(self.out_dir), "run_dir": str(self.run_dir),
@@ -117,6 +121,11 @@ class Supervisor:
         self.errors: list[dict] = []
         self.restarts: list[dict] = []
         self.t_ready: float | None = None
+
+    @staticmethod
+    def name_for(default_name: str, name: str | None) -> str:
+        """Output stem: ``name``, or the source's name made safe for a file name."""
+        return name or "".join(c if c.isalnum() or c in "-_." else "_" for c in default_name)
 
     # -- processes ------------------------------------------------------------------------
     def _spawn(self, stage: str) -> None:
