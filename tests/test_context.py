@@ -138,6 +138,14 @@ def test_gate_keeps_called_seizure_out(tmp_path):
     w[-1][:] = 50.0  # output bias: sigmoid -> 1 for any input
     model.set_weights(w)
     model.save(d / "model.keras")
+    # a deliberate edit of the weights: record its hash, as training would
+    import json
+
+    from rt_eeg.decoder import model_file_hashes
+
+    man = json.loads((d / "manifest.json").read_text())
+    man["files_sha256"] = model_file_hashes(d)
+    (d / "manifest.json").write_text(json.dumps(man))
     dec = Decoder(d, device="cpu")
     stream = dec.open_stream(4)
     feats = _features(np.random.default_rng(9), 10 * 30, n_ch=4)

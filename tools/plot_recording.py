@@ -8,6 +8,7 @@ channels the per-channel ``.csv`` lists as involved are shaded from their own on
 
     .venv/bin/python tools/plot_recording.py data_samples/sample_s001_t000.edf \
         --out docs/img/sim_onset.png
+    .venv/bin/python tools/plot_recording.py --family spike_wave --out /tmp/spike_wave.png
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ def plot_onset(
     spacing_uv: float = 150.0,
     notch: bool = False,
     title: str | None = None,
+    dpi: int = 110,
 ) -> Path:
     """Draw ``window`` seconds starting ``before`` seconds ahead of the onset to ``out``."""
     import matplotlib
@@ -118,7 +120,7 @@ def plot_onset(
     for name in names:
         ys.append(y)
         y -= spacing_uv * (1.6 if name in _CHAIN_ENDS else 1.0)
-    fig, ax = plt.subplots(figsize=(13, 0.42 * len(names) + 1.6), dpi=110)
+    fig, ax = plt.subplots(figsize=(13, 0.42 * len(names) + 1.6), dpi=dpi)
     for k, name in enumerate(names):
         for a, b in chans.get(name, []):
             lo, hi = max(a, t[0]), min(b, t[-1])
@@ -163,9 +165,76 @@ def plot_onset(
     return out
 
 
+#: Background state in which each benign family is shown (they occur there).
+_BENIGN_STATE = {"wicket": "drowsy", "rmtd": "drowsy", "fourteen_six": "drowsy",
+                 "sreda": "awake", "posts_vertex": "sleep"}  # fmt: skip
+_STATE_FAMILY = {"awake": "awake_alpha", "drowsy": "drowsy", "sleep": "sleep"}
+
+
+def plot_family(
+    family: str, out: Path, *, seed: int = 1, sfreq: float = 256.0, window: float = 20.0
+) -> Path:
+    """Simulate a short recording holding one family (nothing else but an awake, drowsy or
+    sleep background and blinks) and draw its onset to ``out``: a seizure, a benign variant,
+    an artifact, or (from 30 s) a background family."""
+    import tempfile
+
+    from rt_eeg.sim import SeizureSpec
+    from rt_eeg.sim.families import GROUP_OF
+    from rt_eeg.sim.recording import RecordingGenerator, plan_recording
+    from rt_eeg.sim.variety import KIND_FAMILY, STATE_FAMILY
+    from rt_eeg.sim.writer import write_plan
+
+    group = GROUP_OF.get(family)
+    if group is None:
+        raise SystemExit(f"--family {family}: unknown family")
+    if group == "background":
+        state = {v: k for k, v in STATE_FAMILY.items()}.get(family, "awake")
+        allowed = {family, STATE_FAMILY[state], "blink"}
+        plan = plan_recording(
+            120.0, sfreq, seed=seed, families=allowed, state=state, require={family}
+        )
+        onset, label, before = 30.0, f"{family} (background)", 0.0
+    elif group == "seizure":
+        state = "awake"
+        allowed = {family, "awake_alpha", "blink"}
+        plan = plan_recording(150.0, sfreq, seed=seed, seizures=[SeizureSpec(40.0, 130.0, family=family)],
+                              families=allowed, state=state)  # fmt: skip
+        onset, label, before = 40.0, f"{family} ({plan.seizures[0].label})", 6.0
+    else:
+        state = _BENIGN_STATE.get(family, "awake")
+        allowed = {family, _STATE_FAMILY[state], "blink"}
+        kinds = {k for k, f in KIND_FAMILY.items() if f == family}
+        for s in range(seed, seed + 50):  # the first seed whose recording has one early enough
+            plan = plan_recording(
+                180.0, sfreq, seed=s, families=allowed, state=state, require={family}
+            )
+            evs = [tr for tr in RecordingGenerator(plan).transients
+                   if tr.kind in kinds and 10.0 < tr.start < 180.0 - window]  # fmt: skip
+            if evs:
+                break
+        else:
+            raise SystemExit(f"--family {family}: no example in 50 seeds (a continuous one?)")
+        onset, label, before = evs[0].start, f"{family} ({group}, not annotated)", 3.0
+    with tempfile.TemporaryDirectory() as tmp:
+        edf = Path(tmp) / f"{family}.edf"
+        write_plan(edf, plan)
+        png = plot_onset(edf, out, onset=onset, window=window, before=before, dpi=80,
+                          title=f"{label}, {state} background, TCP 0.5-70 Hz, negative up")  # fmt: skip
+    # a 32-colour palette: a third of the bytes, no visible change for line drawings
+    from PIL import Image
+
+    with Image.open(png) as im:
+        small = im.convert("RGB").quantize(colors=32)
+    small.save(png, optimize=True)
+    return png
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("edf", type=Path)
+    p.add_argument("edf", type=Path, nargs="?", help="recording (or use --family)")
+    p.add_argument("--family", help="simulate and draw one seizure or benign family instead")
+    p.add_argument("--seed", type=int, default=1, help="seed of --family (default 1)")
     p.add_argument("--out", type=Path, default=Path("onset.png"))
     p.add_argument("--onset", type=float, help="onset (s); default: a seizure of the .csv_bi")
     p.add_argument("--seizure", type=int, default=0, help="which annotated seizure (0-based)")
@@ -175,6 +244,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--notch", action="store_true", help="add a 60 Hz notch")
     p.add_argument("--title")
     a = p.parse_args(argv)
+    if a.family:
+        print(plot_family(a.family, a.out, seed=a.seed, window=a.window))
+        return 0
+    if a.edf is None:
+        p.error("give an EDF or --family")
     out = plot_onset(a.edf, a.out, onset=a.onset, seizure=a.seizure, window=a.window,
                      before=a.before, spacing_uv=a.spacing, notch=a.notch, title=a.title)  # fmt: skip
     print(out)

@@ -23,7 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "split, montage folder, sample rate and seizure times",
     )
     parser.add_argument(
-        "--sfreq", type=float, help="force one sample rate (Hz); default drawn from 250/256/400/512"
+        "--sfreq",
+        type=float,
+        help="force one sample rate (Hz); default drawn from 200/250/256/400/500/512",
     )
     parser.add_argument(
         "--montage",
@@ -35,13 +37,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="write only the 10-minute bundled sample (OUT/sample_s001_t000.*; 200 Hz unless --sfreq)",
     )
+    parser.add_argument(
+        "--families",
+        metavar="LIST",
+        help="comma list of signal families or groups (seizure, background, benign, artifact) "
+        "to draw from; default all (see README 'Simulator families')",
+    )
+    parser.add_argument(
+        "--exclude-families",
+        metavar="LIST",
+        help="comma list of families or groups never to draw (held out)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def run(args: argparse.Namespace) -> int:
     from rt_eeg.errors import RtEegError
     from rt_eeg.sim import corpus
+    from rt_eeg.sim.families import resolve_families
 
+    families = resolve_families(args.families, args.exclude_families)
+
+    if args.sample and (args.families or args.exclude_families):
+        raise RtEegError(
+            "--families / --exclude-families do not apply to --sample (a classic recording)"
+        )
     if args.sample:
         if args.sfreq is not None and (args.sfreq < 50 or args.sfreq != int(args.sfreq)):
             raise RtEegError(f"--sfreq {args.sfreq} must be a whole number of Hz, at least 50")
@@ -61,14 +81,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     try:
         if args.from_annotations is not None:
-            jobs = corpus.plan_from_annotations(args.from_annotations, args.seed)
+            jobs = corpus.plan_from_annotations(args.from_annotations, args.seed,
+                                                families=families)  # fmt: skip
         else:
             if args.patients < 1:
                 raise RtEegError(f"--patients {args.patients} must be at least 1")
             if args.sfreq is not None and (args.sfreq < 100 or args.sfreq != int(args.sfreq)):
                 raise RtEegError(f"--sfreq {args.sfreq} must be a whole number of Hz, at least 100")
             jobs = corpus.plan_corpus(args.hours, args.patients, args.seed, sfreq=args.sfreq,
-                                      montage=args.montage)  # fmt: skip
+                                      montage=args.montage, families=families)  # fmt: skip
     except ValueError as err:
         raise RtEegError(str(err)) from None
     try:
@@ -83,5 +104,9 @@ def run(args: argparse.Namespace) -> int:
         f"{s['seizures']} seizures in {s['files_with_seizures']} files "
         f"({', '.join(f'{k} {v}' for k, v in sorted(s['kinds'].items()))})"
     )
+    if s["families"]:
+        print(
+            "seizure families: " + ", ".join(f"{k} {v}" for k, v in sorted(s["families"].items()))
+        )
     print(f"generated in {s['wall_s']:.1f} s: {s['x_realtime']:.0f}x real time")
     return 0

@@ -2,8 +2,9 @@
 
 Eye blinks and eye movements (frontal, FP1/FP2 dominant), muscle bursts (20-70 Hz,
 temporal or frontal), chewing (rhythmic 1-2 Hz bursts of muscle), electrode pops and slow
-sway on single electrodes, ECG contamination of the ear and temporal leads, 60 Hz line noise
-and electrodes that go flat or rail for a while.
+sway on single electrodes, ECG contamination of the ear and temporal leads, 50/60 Hz line
+noise and electrodes that go flat or rail for a while; in family mode also sweat, movement
+and rhythmic patting / tremor.
 """
 
 from __future__ import annotations
@@ -146,7 +147,60 @@ def render_sway(tr: Transient, sfreq: float):
     return cols, (tr.amp * y[:, None] * w[None, :]).astype(np.float32)
 
 
+def render_sweat(tr: Transient, sfreq: float):
+    """Sweat: very slow (0.03-0.15 Hz), large sways over a region of several electrodes."""
+    rng = np.random.default_rng(tr.seed)
+    n = max(8, int(tr.duration * sfreq))
+    d = distances_to(tr.site)
+    cols = np.flatnonzero(d < 0.9)
+    w = np.exp(-((d[cols] / 0.6) ** 2)) * rng.uniform(0.7, 1.0, len(cols))
+    y = _band_noise(rng, n, 2, 0.03, 0.15, sfreq)
+    mix = np.stack([np.ones(len(cols)), rng.uniform(-0.5, 0.5, len(cols))])
+    env = _ramp(n, int(0.2 * n))
+    return cols, (tr.amp * env[:, None] * (y @ mix) * w[None, :]).astype(np.float32)
+
+
+def render_movement(tr: Transient, sfreq: float):
+    """Head or body movement: large irregular slow swings on many electrodes, each its own
+    (leads and contacts move independently), with a muscle burst."""
+    rng = np.random.default_rng(tr.seed)
+    n = max(8, int(tr.duration * sfreq))
+    d = distances_to(tr.site)
+    cols = np.flatnonzero(d < rng.uniform(0.8, 1.6))
+    k = len(cols)
+    slow = _band_noise(rng, n, k, 0.3, 3.0, sfreq) * rng.uniform(0.3, 1.0, k)[None, :]
+    fast = _band_noise(rng, n, k, 20.0, 70.0, sfreq) * rng.uniform(0.1, 0.35, k)[None, :]
+    env = _ramp(n, int(0.3 * sfreq)) * np.exp(0.4 * _band_noise(rng, n, 1, 0.2, 1.0, sfreq)[:, 0])
+    return cols, (tr.amp * env[:, None] * (slow + fast)).astype(np.float32)
+
+
+def render_patting(tr: Transient, sfreq: float):
+    """Rhythmic patting / tremor: a jolt of the leads every 1/``param`` s (2-8 Hz), large
+    and sharp, on the electrode ``site`` and one to three neighbours."""
+    rng = np.random.default_rng(tr.seed)
+    n = max(8, int(tr.duration * sfreq))
+    d = distances_to(tr.site)
+    cols = np.argsort(d)[: int(rng.integers(2, 5))]
+    sign = rng.choice([-1.0, 1.0], len(cols)) * rng.uniform(0.5, 1.0, len(cols))
+    sign[0] = np.sign(sign[0])  # the patted electrode at full size
+    tk = np.arange(int(0.4 * sfreq)) / sfreq
+    tau1, tau2 = rng.uniform(0.04, 0.12), rng.uniform(0.008, 0.02)
+    kern = np.exp(-tk / tau1) - np.exp(-tk / tau2)
+    kern /= np.abs(kern).max()
+    kern -= 0.25 * np.exp(-0.5 * ((tk - 2.5 * tau1) / tau1) ** 2)  # rebound
+    imp = np.zeros(n)
+    t = float(rng.uniform(0.0, 0.2))
+    while t < tr.duration - 0.1:
+        imp[int(t * sfreq)] = rng.uniform(0.75, 1.0)
+        t += (1.0 / tr.param) * float(np.clip(1.0 + 0.06 * rng.standard_normal(), 0.8, 1.2))
+    y = np.convolve(imp, kern)[:n] * _ramp(n, int(0.5 * sfreq))
+    return cols, (tr.amp * y[:, None] * sign[None, :]).astype(np.float32)
+
+
 ARTIFACT_RENDERERS = {
+    "sweat": render_sweat,
+    "movement": render_movement,
+    "patting": render_patting,
     "blink": render_blink,
     "saccade": render_saccade,
     "roving": render_roving,
@@ -230,6 +284,47 @@ def draw_artifacts(
     return [tr for tr in out if tr.start < duration]
 
 
+def draw_more_artifacts(duration: float, timeline: Timeline, variety, rng) -> list[Transient]:
+    """Family-mode artifacts beyond the classic ones: sweat, longer drifts, movement and
+    patting / tremor, for the families ``variety`` holds."""
+    from rt_eeg.sim.variety import family_rngs
+
+    tl, act, has, out = timeline, variety.activity, variety.present, []
+    rngs = family_rngs(rng, ("sweat", "drift", "movement", "patting"))
+
+    def seed():
+        return int(rng.integers(2**31))
+
+    rng = rngs["sweat"]
+    if "sweat" in has:
+        for _ in range(int(rng.integers(1, 4))):
+            d = float(min(rng.uniform(30.0, 300.0), duration))
+            out.append(Transient("sweat", float(rng.uniform(0.0, duration - d + 1e-3)), d,
+                                 float(rng.uniform(80.0, 300.0)),
+                                 str(rng.choice(["FP1", "FP2", "F7", "F8", "T3", "T4", "FZ"])), seed()))  # fmt: skip
+    rng = rngs["drift"]
+    if "drift" in has:
+        for _ in range(int(rng.integers(1, 5))):
+            d = float(min(rng.uniform(20.0, 120.0), duration))
+            out.append(Transient("sway", float(rng.uniform(0.0, duration - d + 1e-3)), d,
+                                 float(rng.uniform(30.0, 150.0)), str(rng.choice(ELECTRODES)), seed()))  # fmt: skip
+    rng = rngs["movement"]
+    if "movement" in has:
+        rate = 0.3 / 60.0 * act * (tl.awake + 0.3 * tl.drowsy + 0.1 * tl.sleep)
+        for t in poisson_times(rng, rate, duration):
+            out.append(Transient("movement", float(t), float(rng.uniform(1.0, 10.0)),
+                                 float(rng.uniform(80.0, 400.0)), str(rng.choice(ELECTRODES)), seed()))  # fmt: skip
+    rng = rngs["patting"]
+    if "patting" in has:
+        for _ in range(int(rng.integers(1, 4))):
+            d = float(min(rng.uniform(5.0, 60.0), duration))
+            rate = rng.uniform(2.0, 4.0) if rng.random() < 0.7 else rng.uniform(4.0, 8.0)
+            out.append(Transient("patting", float(rng.uniform(0.0, duration - d + 1e-3)), d,
+                                 float(rng.uniform(100.0, 400.0)), str(rng.choice(ELECTRODES)),
+                                 seed(), float(rate)))  # fmt: skip
+    return [tr for tr in out if tr.start < duration]
+
+
 # --------------------------------------------------------------------------------------------
 # continuous artifacts and channel faults
 
@@ -290,9 +385,11 @@ class Ecg:
 
 
 class LineNoise:
-    """60 Hz mains interference: per-electrode amplitude, slowly varying, sometimes notched."""
+    """Mains interference (60 Hz, or ``freq``): per-electrode amplitude, slowly varying,
+    sometimes notched."""
 
-    def __init__(self, duration: float, profile: PatientProfile, sfreq: float, rng):
+    def __init__(self, duration: float, profile: PatientProfile, sfreq: float, rng,
+                 freq: float = 60.0):  # fmt: skip
         self.sfreq = float(sfreq)
         amp = profile.line_uv * rng.lognormal(0.0, 0.5, N_ELECTRODES)
         if rng.random() < 0.35:
@@ -302,7 +399,7 @@ class LineNoise:
         self.amp = amp.astype(np.float32)
         self.phase = float(rng.uniform(0, 2 * np.pi))
         self.mod = np.exp(0.3 * lowpass_noise(rng, int(duration * CTRL_SFREQ) + 2, 20.0))
-        self.freq = 60.0 if sfreq > 130.0 else 0.0
+        self.freq = float(freq) if sfreq > 130.0 * freq / 60.0 else 0.0
 
     def block(self, s0: int, n: int) -> np.ndarray:
         """``(n, 21)`` float32 microvolts."""

@@ -184,6 +184,8 @@ class Timeline:
         rng: np.random.Generator,
         *,
         state: str | None = None,
+        states: tuple[str, ...] | None = None,
+        awake_alpha: bool = True,
     ) -> Timeline:
         """Draw a state sequence and envelopes for ``duration`` seconds.
 
@@ -191,6 +193,10 @@ class Timeline:
         ----------
         state : str, optional
             Force one state ('awake', 'drowsy', 'sleep') for the whole recording.
+        states : tuple of str, optional
+            Draw the sequence among these states only (default: all three).
+        awake_alpha : bool
+            Whether the awake state carries posterior alpha.
         """
         n = int(math.ceil(duration * CTRL_SFREQ)) + 2
         s = profile.sleepiness
@@ -199,6 +205,8 @@ class Timeline:
             if state not in STATES:
                 raise ValueError(f"unknown state {state!r} (expected one of {STATES})")
             segments.append((state, 0.0, duration))
+        elif states is not None:
+            segments = _restricted_segments(duration, s, states, rng)
         else:
             cur = str(rng.choice(STATES, p=[1.0 - 0.6 * s, 0.3 * s, 0.3 * s]))
             t = 0.0
@@ -239,21 +247,26 @@ class Timeline:
             "bb": slow * (awake + 1.1 * drowsy + 1.35 * sleep),
             "delta": awake * 0.25 + drowsy * 0.55 + sleep * 1.0 * slow,
             "theta": (awake * 0.35 + drowsy * 1.0 + sleep * 0.5) * slow,
-            "alpha": (awake * (0.25 + 0.75 * eyes) + drowsy * 0.3) * wax,
+            "alpha": (awake * (0.25 + 0.75 * eyes) * float(awake_alpha) + drowsy * 0.3) * wax,
             "beta": awake * 1.0 + drowsy * 0.8 + sleep * 0.5,
             "emg": awake * (0.4 + 0.6 * (1.0 - eyes)) * tone + 0.15,
         }
         env = {k: v.astype(np.float32) for k, v in env.items()}
         return cls(awake, drowsy, sleep, eyes, env, segments)
 
-    def attenuate(self, name: str, start: float, stop: float, depth: float, recover_s: float):
+    def attenuate(
+        self, name: str, start: float, stop: float, depth: float, recover_s: float, onset_s=0.0
+    ):
         """Multiply envelope ``name`` by ``1 - depth`` over [start, stop], recovering
-        linearly over ``recover_s`` seconds after ``stop`` (e.g. alpha during a seizure)."""
+        linearly over ``recover_s`` seconds after ``stop`` (e.g. alpha during a seizure);
+        ``onset_s`` > 0 fades it out over that many seconds from ``start``."""
         n = len(self.awake)
         t = np.arange(n) / CTRL_SFREQ
         g = np.ones(n)
         inside = (t >= start) & (t <= stop)
         g[inside] = 1.0 - depth
+        if onset_s > 0:
+            g[inside] = 1.0 - depth * np.clip((t[inside] - start) / onset_s, 0.0, 1.0)
         after = (t > stop) & (t < stop + recover_s)
         g[after] = 1.0 - depth * (1.0 - (t[after] - stop) / max(recover_s, 1e-6))
         self.env[name] = (self.env[name] * g).astype(np.float32)
@@ -267,6 +280,25 @@ class Timeline:
         """The dominant state at time ``t`` (s)."""
         i = min(int(t * CTRL_SFREQ), len(self.awake) - 1)
         return STATES[int(np.argmax([self.awake[i], self.drowsy[i], self.sleep[i]]))]
+
+
+def _restricted_segments(duration: float, s: float, states, rng) -> list:
+    """State sequence as :meth:`Timeline.draw` draws it, among ``states`` only (falls back to
+    'awake' when none is given)."""
+    allowed = [x for x in STATES if x in states] or ["awake"]
+    p0 = np.array([1.0 - 0.6 * s, 0.3 * s, 0.3 * s])[[STATES.index(x) for x in allowed]]
+    cur = str(rng.choice(allowed, p=p0 / p0.sum()))
+    segments, t = [], 0.0
+    mean = {"awake": 600.0 * (1.5 - s), "drowsy": 150.0, "sleep": 900.0 * (0.4 + s)}
+    while t < duration:
+        length = float(rng.gamma(2.0, mean[cur] / 2.0)) + 20.0
+        segments.append((cur, t, min(duration, t + length)))
+        t += length
+        deeper = rng.random() < (0.3 + 0.6 * s if cur != "sleep" else 0.4)
+        order = list(STATES) if deeper else list(reversed(STATES))
+        nxt = [x for x in order[order.index(cur) + 1 :] if x in allowed]
+        cur = nxt[0] if nxt else cur
+    return segments
 
 
 # --------------------------------------------------------------------------------------------
@@ -292,9 +324,13 @@ class Background:
     sfreq : float
     rng : np.random.Generator
         Used once, to seed the noise sources and draw the recording's small variations.
+    extra : object, optional
+        Adds background families: anything with ``adjust_blocks(blocks) -> blocks`` over
+        ``(envelope, kernel, map (k, 21))`` triples (see :class:`rt_eeg.sim.variety.Variety`).
     """
 
-    def __init__(self, profile: PatientProfile, sfreq: float, rng: np.random.Generator):
+    def __init__(self, profile: PatientProfile, sfreq: float, rng: np.random.Generator,
+                 extra=None):  # fmt: skip
         self.sfreq = float(sfreq)
         p = profile
         nyq = sfreq / 2.0
@@ -342,6 +378,8 @@ class Background:
         m = np.zeros((len(emg_idx), N_ELECTRODES))
         m[np.arange(len(emg_idx)), emg_idx] = rng.uniform(0.5, 2.0, len(emg_idx))
         blocks.append(("emg", 5, m))
+        if extra is not None:
+            blocks = extra.adjust_blocks(blocks)
 
         self.env_names = [b[0] for b in blocks]
         self.sizes = [b[2].shape[0] for b in blocks]

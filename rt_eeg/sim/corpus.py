@@ -1,7 +1,8 @@
 """Simulated corpora in the TUSZ v2 layout.
 
 ``OUT/edf/{train,dev,eval}/<patient>/<session>/<montage>/<patient>_<session>_<token>.edf``
-with ``.csv_bi`` (TERM seizures) and ``.csv`` (per-channel, TUSZ subtypes) beside each EDF.
+with ``.csv_bi`` (TERM seizures), ``.csv`` (per-channel, TUSZ subtypes) and
+``.families.json`` (signal families, see :mod:`rt_eeg.sim.families`) beside each EDF.
 Patient ids are 8 lower-case letters (``aaaaaajy``), sessions ``s001_2003``, tokens ``t000``.
 Patients are split across train/dev/eval without overlap. Everything is a pure function of
 the seed: the same arguments write the same bytes.
@@ -19,7 +20,7 @@ import re
 import time
 import zlib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -27,20 +28,20 @@ import numpy as np
 
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.annotations import SEIZURE_LABELS, Annotation, read_csv, read_csv_bi
+from rt_eeg.sim.families import (
+    ALL_FAMILIES,
+    choose_family,
+    patient_family_weights,
+    seizure_families,
+)
 from rt_eeg.sim.layout import EIDX, MONTAGES, TCP_PAIRS
 from rt_eeg.sim.profile import PatientProfile
-from rt_eeg.sim.recording import (
-    RecordingPlan,
-    SignalSpec,
-    default_signals,
-    plan_recording,
-    signals_from_header,
-    write_plan,
-)
+from rt_eeg.sim.recording import RecordingPlan, plan_recording
 from rt_eeg.sim.seizures import LABEL_KINDS, SeizureSpec
+from rt_eeg.sim.writer import SignalSpec, default_signals, signals_from_header, write_plan
 
 #: Sample rates a corpus draws from, with their weights (TUSZ is mostly 250 and 256 Hz).
-SFREQS: dict[int, float] = {250: 0.5, 256: 0.3, 400: 0.1, 512: 0.1}
+SFREQS: dict[int, float] = {250: 0.45, 256: 0.25, 200: 0.07, 400: 0.08, 500: 0.07, 512: 0.08}
 #: Montage folders a corpus draws from, with their weights.
 CORPUS_MONTAGES: dict[str, float] = {"01_tcp_ar": 0.7, "03_tcp_ar_a": 0.2, "02_tcp_le": 0.1}
 SPLITS = ("train", "dev", "eval")
@@ -135,8 +136,13 @@ def plan_corpus(
     *,
     sfreq: float | None = None,
     montage: str | None = None,
+    families=None,
 ) -> list[Job]:
     """Plan a corpus of ``hours`` hours over ``patients`` patients.
+
+    Seizure times are drawn per patient as before families existed; each seizure's family
+    is drawn from a separate stream (patients have one to three usual families), so a
+    corpus with other ``families`` has the same recordings and seizure times.
 
     Parameters
     ----------
@@ -148,7 +154,11 @@ def plan_corpus(
         Force one sample rate (default: drawn per session from :data:`SFREQS`).
     montage : str, optional
         Force one montage folder (default: drawn per session).
+    families : collection of str, optional
+        Allowed families (default: every family); with no seizure family allowed, the corpus
+        has no seizures.
     """
+    allowed = frozenset(ALL_FAMILIES if families is None else families)
     if not hours > 0:
         raise ValueError(f"hours {hours} is not positive")
     total_s = int(round(hours * 3600))
@@ -166,6 +176,8 @@ def plan_corpus(
     for pi, pid in enumerate(ids):
         prng = np.random.default_rng([int(seed), 0xBA7, pi])
         profile = PatientProfile.draw(int(prng.integers(2**31)))
+        fam_rng = np.random.default_rng([int(seed), 0xFA5, pi])
+        fam_w = patient_family_weights(profile.syndrome, fam_rng)
         fav_rate = int(prng.choice(rates, p=rate_p))
         fav_mont = str(prng.choice(monts, p=mont_p))
         year = int(prng.integers(2002, 2015))
@@ -182,11 +194,17 @@ def plan_corpus(
             seizures = (
                 _draw_seizures(dur, profile, prng) if prng.random() < profile.seizure_rate else []
             )
+            u = fam_rng.random(len(seizures))
+            if seizure_families(allowed):
+                seizures = [replace(sz, family=choose_family(allowed, float(x), weights=fam_w))
+                            for sz, x in zip(seizures, u, strict=True)]  # fmt: skip
+            else:
+                seizures = []
             ses = f"s{session:03d}_{year}"
             m = montage or ses_mont
             fs = float(sfreq or ses_rate)
             plan = plan_recording(dur, fs, seed=int(prng.integers(2**31)), seizures=seizures,
-                                  montage=m, profile=profile)  # fmt: skip
+                                  montage=m, profile=profile, families=allowed)  # fmt: skip
             rel = Path(splits[pid], pid, ses, m, f"{pid}_s{session:03d}_t{token:03d}.edf")
             jobs.append(Job(rel, plan, default_signals(plan), datetime(year, 1, 1)))
             token += 1
@@ -279,8 +297,13 @@ def _edf_header(path: Path):
     return labels, rates, headers, start, Counter(eeg).most_common(1)[0][0]
 
 
-def plan_from_annotations(tree: str | os.PathLike, seed: int, *, include=None) -> list[Job]:
+def plan_from_annotations(
+    tree: str | os.PathLike, seed: int, *, include=None, families=None
+) -> list[Job]:
     """Plan one simulated recording per ``.csv_bi`` under ``tree``, mirroring the tree.
+
+    Each annotated seizure keeps its times and subtype; its family is drawn among the
+    allowed ones that can carry the subtype (any allowed one when none can).
 
     Parameters
     ----------
@@ -289,12 +312,16 @@ def plan_from_annotations(tree: str | os.PathLike, seed: int, *, include=None) -
     seed : int
     include : callable, optional
         ``Path -> bool`` on each ``.csv_bi`` path; only those for which it is true.
+    families : collection of str, optional
+        Allowed families (default: every family).
 
     Raises
     ------
     RtEegError
-        When the tree holds no ``.csv_bi`` file or an annotation cannot be read.
+        When the tree holds no ``.csv_bi`` file, an annotation cannot be read, or a file
+        has seizures while no seizure family is allowed.
     """
+    allowed = frozenset(ALL_FAMILIES if families is None else families)
     tree = Path(tree)
     if not tree.is_dir():
         raise RtEegError("annotation tree not found (expected a folder)", tree)
@@ -313,6 +340,10 @@ def plan_from_annotations(tree: str | os.PathLike, seed: int, *, include=None) -
         profile = PatientProfile.draw(
             int(np.random.default_rng([int(seed), zlib.crc32(pid.encode())]).integers(2**31))
         )
+        fam_w = patient_family_weights(
+            profile.syndrome, np.random.default_rng([int(seed), 0xFA5, zlib.crc32(pid.encode())])
+        )
+        fam_rng = np.random.default_rng([int(seed), 0xFA6, zlib.crc32(str(rel).encode())])
         ann = read_csv_bi(f)
         csv = f.with_suffix(".csv")
         per_channel = read_csv(csv) if csv.exists() else None
@@ -335,9 +366,12 @@ def plan_from_annotations(tree: str | os.PathLike, seed: int, *, include=None) -
             onsets, sub = _onsets_from_channels(per_channel, a, b) if per_channel else (None, None)
             label = sub or (lab if lab != "seiz" else None)
             kind = LABEL_KINDS.get(label) if label else None
-            specs.append(SeizureSpec(a, b, kind=kind, label=label, onsets=onsets))
+            if not seizure_families(allowed):
+                raise RtEegError("has seizures, but no seizure family is allowed", f)
+            fam = choose_family(allowed, float(fam_rng.random()), weights=fam_w, label=label)
+            specs.append(SeizureSpec(a, b, kind=kind, label=label, onsets=onsets, family=fam))
         plan = plan_recording(duration, sfreq, seed=int(prng.integers(2**31)), seizures=specs,
-                              montage=montage, profile=profile)  # fmt: skip
+                              montage=montage, profile=profile, families=allowed)  # fmt: skip
         if header:
             signals = signals_from_header(header[0], header[1], header[2], plan)
             start = header[3]
@@ -391,6 +425,7 @@ def write_jobs(out: str | os.PathLike, jobs: list[Job], *, progress: bool = True
         "seizure_hours": sum(s.duration for j in jobs for s in j.plan.seizures) / 3600.0,
         "splits": {s: splits.get(s, 0) for s in sorted(splits)},
         "kinds": dict(Counter(s.label for j in jobs for s in j.plan.seizures)),
+        "families": dict(Counter(s.family for j in jobs for s in j.plan.seizures if s.family)),
         "wall_s": wall,
         "x_realtime": total / wall if wall > 0 else math.inf,
     }
@@ -404,11 +439,12 @@ def simulate_corpus(
     *,
     sfreq: float | None = None,
     montage: str | None = None,
+    families=None,
     progress: bool = True,
 ) -> dict:
     """Plan and write a corpus; see :func:`plan_corpus` and :func:`write_jobs`."""
-    return write_jobs(out, plan_corpus(hours, patients, seed, sfreq=sfreq, montage=montage),
-                      progress=progress)  # fmt: skip
+    jobs = plan_corpus(hours, patients, seed, sfreq=sfreq, montage=montage, families=families)
+    return write_jobs(out, jobs, progress=progress)
 
 
 #: The bundled sample (data_samples/): file stem, seed and its two seizures.

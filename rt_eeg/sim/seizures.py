@@ -12,13 +12,15 @@ moment the first of them is recruited.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from rt_eeg.io.annotations import Event
+from rt_eeg.sim import seizure_families as sf
 from rt_eeg.sim.artifacts import _band_noise
 from rt_eeg.sim.background import CTRL_SFREQ, gaussian_map
+from rt_eeg.sim.families import FAMILIES
 from rt_eeg.sim.layout import (
     DIST,
     EIDX,
@@ -29,6 +31,7 @@ from rt_eeg.sim.layout import (
     tcp_pairs,
 )
 from rt_eeg.sim.profile import SEIZURE_KINDS, PatientProfile
+from rt_eeg.sim.seizure_families import render_family
 
 #: TUSZ subtype -> simulator kind, for annotation trees that give subtypes.
 LABEL_KINDS: dict[str, str] = {
@@ -61,6 +64,9 @@ class SeizureSpec:
         Peak amplitude (uV) at the most involved electrode.
     onsets : dict of str -> float, optional
         Electrode -> recruitment delay (s after ``start``): fixes the involved electrodes.
+    family : str, optional
+        A seizure family (:data:`rt_eeg.sim.families.FAMILIES` ``['seizure']``); when given,
+        ``kind`` and ``subtle`` are ignored and everything else follows the family.
     """
 
     start: float
@@ -71,6 +77,7 @@ class SeizureSpec:
     subtle: bool | None = None
     amplitude: float | None = None
     onsets: dict | None = None
+    family: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,8 @@ class Seizure:
     start, stop : float
         Seconds (the annotated interval).
     kind, label : str
+        Classic kind (:data:`SEIZURE_KINDS`), or the family name for family seizures other
+        than 'generalised'; TUSZ subtype written in the per-channel csv.
     focus : str
         Onset electrode ('' for generalised onsets).
     amp : float
@@ -98,6 +107,8 @@ class Seizure:
         Length of post-ictal suppression and slowing after ``stop``.
     subtle : bool
     seed : int
+    family : str
+        Seizure family, '' for seizures planned by classic kind.
     """
 
     start: float
@@ -113,6 +124,7 @@ class Seizure:
     postictal_s: float = 0.0
     subtle: bool = False
     seed: int = 0
+    family: str = ""  # seizure family ('' for seizures planned by classic kind)
 
     @property
     def duration(self) -> float:
@@ -155,6 +167,8 @@ class Seizure:
             :data:`CTRL_SFREQ` grid starting at ``start`` (ictal replacement, post-ictal
             suppression).
         """
+        if self.family and self.kind == self.family:
+            return render_family(self, float(sfreq))
         return _render(self, float(sfreq))
 
 
@@ -202,6 +216,8 @@ def plan_seizure(
     dur = float(spec.stop - spec.start)
     if not dur > 0:
         raise ValueError(f"seizure stop {spec.stop} is not after start {spec.start}")
+    if spec.family:
+        return _plan_family(spec, profile, rng, gap_after)
     kind = spec.kind or _choose_kind(profile, dur, rng)
     if kind not in SEIZURE_KINDS:
         raise ValueError(
@@ -255,20 +271,7 @@ def plan_seizure(
         delays = (
             np.zeros(N_ELECTRODES) if kind == "absence" else rng.uniform(0.0, 0.006, N_ELECTRODES)
         )
-    if spec.onsets:
-        weights_fixed = np.zeros(N_ELECTRODES)
-        recruit = np.full(N_ELECTRODES, np.inf)
-        for e, r in spec.onsets.items():
-            i = EIDX[e]
-            weights_fixed[i] = max(weights[i], 0.5)
-            recruit[i] = float(max(0.0, min(r, dur - 0.5)))
-        weights = weights_fixed / weights_fixed.max()
-
-    # the annotated onset is when the first electrode a TCP page shows (every TCP electrode
-    # but the ears, which the _a montages lack) takes part; FZ / PZ are in no TCP channel
-    visible = [EIDX[e] for e in _TCP_VISIBLE if math.isfinite(recruit[EIDX[e]])]
-    if visible:
-        recruit = np.maximum(recruit - min(recruit[i] for i in visible), 0.0)
+    weights, recruit = _fix_onsets(weights, recruit, spec.onsets, dur)
     params = _draw_params(kind, dur, subtle, rng)
     post = {"absence": 0.0, "tonic": rng.uniform(10, 60), "tonic_clonic": rng.uniform(60, 300),
             "generalized": rng.uniform(30, 180)}.get(kind, rng.uniform(20, 200))  # fmt: skip
@@ -280,6 +283,57 @@ def plan_seizure(
         amp=float(amp), weights=tuple(float(w) for w in weights),
         recruit=tuple(float(r) for r in recruit), delays=tuple(float(x) for x in delays),
         params=params, postictal_s=post, subtle=subtle, seed=int(rng.integers(2**31)),
+    )  # fmt: skip
+
+
+def _fix_onsets(weights, recruit, onsets, dur):
+    """Apply electrode onsets given by the caller; make the first TCP-visible electrode
+    start at 0 s."""
+    if onsets:
+        weights_fixed = np.zeros(N_ELECTRODES)
+        recruit = np.full(N_ELECTRODES, np.inf)
+        for e, r in onsets.items():
+            i = EIDX[e]
+            weights_fixed[i] = max(weights[i], 0.5)
+            recruit[i] = float(max(0.0, min(r, dur - 0.5)))
+        weights = weights_fixed / weights_fixed.max()
+
+    # the annotated onset is when the first electrode a TCP page shows (every TCP electrode
+    # but the ears, which the _a montages lack) takes part; FZ / PZ are in no TCP channel
+    visible = [EIDX[e] for e in _TCP_VISIBLE if math.isfinite(recruit[EIDX[e]])]
+    if visible:
+        recruit = np.maximum(recruit - min(recruit[i] for i in visible), 0.0)
+    return weights, recruit
+
+
+def _plan_family(spec: SeizureSpec, profile: PatientProfile, rng, gap_after: float) -> Seizure:
+    """Plan a seizure of ``spec.family`` (see :mod:`rt_eeg.sim.seizure_families`)."""
+    fam = spec.family
+    if fam not in FAMILIES["seizure"]:
+        raise ValueError(
+            f"unknown seizure family {fam!r} (expected one of {', '.join(FAMILIES['seizure'])})"
+        )
+    dur = float(spec.stop - spec.start)
+    classic = sf.classic_kind(fam, dur, rng)
+    if classic is not None:
+        sz = plan_seizure(replace(spec, family=None, kind=classic, subtle=False), profile, rng,
+                          gap_after=gap_after)  # fmt: skip
+        return replace(sz, family=fam)
+    extent = sf.draw_extent(fam, rng)
+    focus = spec.focus or (profile.focus if rng.random() < 0.85 else _neighbour(profile.focus, rng))
+    weights, recruit, delays = sf.draw_field(extent, focus, dur, rng)
+    weights, recruit = _fix_onsets(weights, recruit, spec.onsets, dur)
+    amp = spec.amplitude or sf.family_amplitude(fam, extent, profile, rng)
+    label = spec.label or sf.family_label(fam, extent, focus, dur, profile)
+    params = sf.draw_params(fam, dur, extent, rng)
+    params["extent"] = extent
+    post = float(max(0.0, min(sf.postictal_s(fam, extent, rng), gap_after - 1.0)))
+    return Seizure(
+        start=float(spec.start), stop=float(spec.stop), kind=fam, label=label,
+        focus="" if extent == "generalised" else focus, amp=float(amp),
+        weights=tuple(float(x) for x in weights), recruit=tuple(float(r) for r in recruit),
+        delays=tuple(float(x) for x in delays), params=params, postictal_s=post,
+        subtle=extent == "subtle", seed=int(rng.integers(2**31)), family=fam,
     )  # fmt: skip
 
 
