@@ -55,7 +55,10 @@ def _live(name, out, model_dir, *, publisher, stop_after_s=45.0, rotate_s=15.0):
             publisher.go.set()
 
     spec = {"kind": "lsl", "name": name, "resolve_timeout_s": 30.0}
-    sup = Supervisor(spec, out, speed=None, config=PipelineConfig(model=str(model_dir), device="cpu"),
+    # A generous heartbeat deadline: on a loaded 2-core machine a stage can miss 2 s, and a
+    # restart (honest, but an 'na' gap) would make the exact comparison meaningless.
+    cfg = PipelineConfig(model=str(model_dir), device="cpu", dead_after_s=15.0)
+    sup = Supervisor(spec, out, speed=None, config=cfg,
                      monitor=None, on_event=on_event, name="amp", rotate_s=rotate_s,
                      stop_after_s=stop_after_s)  # fmt: skip
     try:
