@@ -12,7 +12,13 @@ A pipeline TOML file looks like::
     [endpoints]                # optional explicit endpoints (defaults derive from transport)
     display_signal = "tcp://127.0.0.1:5601"
 
-Missing keys take documented defaults; unknown keys are errors that quote the bad key.
+    [security]                 # CURVE for display endpoints off the machine (rt_eeg.security)
+    server_secret_key = "keys/server.key_secret"
+    authorized_keys_dir = "keys/authorized"
+
+Missing keys take documented defaults. Every key is type- and range-checked at load and
+unknown keys are errors, each quoting file, key and value; a non-loopback endpoint without
+CURVE is refused unless ``insecure = true``.
 """
 
 from __future__ import annotations
@@ -128,7 +134,7 @@ class PipelineConfig:
         d = dict(d)
         post = d.pop("postprocess", None)
         sec = d.pop("security", None)
-        _check_table(d, _PIPELINE_SCHEMA, "")
+        _check_table(d, _pipeline_schema(), "")
         bad = set(d.get("endpoints", {})) - set(ENDPOINT_NAMES)
         if bad:
             raise ValueError(
@@ -187,7 +193,18 @@ _PIPELINE_SCHEMA: dict[str, tuple] = {
     "insecure": (bool, None, "true or false"),
 }
 _TYPE_NAMES = {str: "a string", float: "a number", int: "an integer", bool: "true or false",
-               dict: "a table"}  # fmt: skip
+               dict: "a table", object: "a value"}  # fmt: skip
+_ANNOTATION_TYPES = {"str": str, "float": float, "int": int, "bool": bool, "dict": dict}
+
+
+def _pipeline_schema() -> dict[str, tuple]:
+    """``_PIPELINE_SCHEMA`` plus a type-only entry for any field added to PipelineConfig
+    later without a range rule (so a new key is checked, not refused as unknown)."""
+    out = {}
+    for f in dataclasses.fields(PipelineConfig):
+        if f.name not in ("postprocess", "security"):
+            out[f.name] = (_ANNOTATION_TYPES.get(str(f.type), object), None)
+    return {**out, **_PIPELINE_SCHEMA}
 
 
 def _check_value(key: str, value, kind: type, ok, what: str = "") -> None:
@@ -229,15 +246,18 @@ def _check_postprocess(d: dict) -> None:
         raise ValueError(f"postprocess.epoch_s must be positive, got {d['epoch_s']!r}")
 
 
-def load_pipeline_config(path: str | os.PathLike | None) -> PipelineConfig:
+def load_pipeline_config(
+    path: str | os.PathLike | None, *, insecure: bool = False
+) -> PipelineConfig:
     """Read a pipeline TOML file (``None``: all defaults).
 
     Every key is checked for type and range at load time, so a bad value is one line naming
     the file, the key and the value, before any process starts. Key paths in ``[security]``
-    are relative to the config file's folder.
+    are relative to the config file's folder. ``insecure`` (``--insecure``) overrides the
+    file's ``insecure`` key with True.
     """
     if path is None:
-        return PipelineConfig()
+        return PipelineConfig(insecure=insecure)
     path = Path(path)
     if path.is_dir():
         raise RtEegError("is a directory, not a config file", path)
@@ -251,6 +271,8 @@ def load_pipeline_config(path: str | os.PathLike | None) -> PipelineConfig:
         raise RtEegError(f"cannot read config file ({err.strerror or err})", path) from None
     except tomllib.TOMLDecodeError as err:
         raise RtEegError(f"invalid TOML ({err})", path) from None
+    if insecure:
+        data["insecure"] = True
     sec = data.get("security")
     if isinstance(sec, dict):
         data["security"] = {

@@ -662,6 +662,17 @@ def model_file_hashes(model_dir: str | os.PathLike) -> dict[str, str]:
     return out
 
 
+def rehash_model(model_dir: str | os.PathLike) -> None:
+    """Record the current ``files_sha256`` in the manifest after a deliberate edit of a
+    model folder (tests, tools); loading refuses edited files otherwise."""
+    from rt_eeg.io.atomic import write_json_atomic
+
+    path = Path(model_dir) / MANIFEST_FILE
+    manifest = json.loads(path.read_text("utf-8"))
+    manifest["files_sha256"] = model_file_hashes(model_dir)
+    write_json_atomic(path, manifest)
+
+
 def verify_model_files(model_dir: str | os.PathLike) -> None:
     """Refuse a model folder whose files differ from the hashes in its manifest.
 

@@ -15,6 +15,7 @@ consumes it next), and judge the outcome:
 from __future__ import annotations
 
 import math
+import signal
 import tempfile
 import traceback
 from dataclasses import dataclass
@@ -241,29 +242,37 @@ CHANNELS = st.sampled_from(["TERM", "FP1-F7", "", "T3-C3", "X", "n/a"])
 
 
 @st.composite
-def event_rows(draw, sep: str, n_fields: int) -> list[str]:
+def event_rows(draw, sep: str, n_fields: int, clean: bool = False) -> list[str]:
+    """Rows of ``channel, start, stop, label, confidence`` (the last ``n_fields``); a
+    ``clean`` file has only well-formed rows (possibly overlapping), to reach the code that
+    consumes a parsed annotation."""
     rows = []
     for _ in range(draw(st.integers(0, 6))):
         start, stop = draw(TIMES), draw(TIMES)
-        if draw(st.booleans()):  # often a well-formed event, to reach deeper code
+        if clean or draw(st.booleans()):
             a = draw(st.floats(0, 500, allow_nan=False))
             start, stop = f"{a:.4f}", f"{a + draw(st.floats(0.001, 100)):.4f}"
-        fields = [draw(CHANNELS), start, stop, draw(LABELS), draw(CONF)]
+        if clean:
+            fields = [draw(st.sampled_from(["TERM", "FP1-F7"])) if n_fields == 5 else "TERM",
+                      start, stop, draw(st.sampled_from(["seiz", "bckg", "fnsz"])),
+                      draw(st.sampled_from(["1.0000", "0.5"]))]  # fmt: skip
+        else:
+            fields = [draw(CHANNELS), start, stop, draw(LABELS), draw(CONF)]
         fields = fields[-n_fields:] if n_fields < 5 else fields
-        if draw(st.integers(0, 9)) == 0:
+        if not clean and draw(st.integers(0, 9)) == 0:
             fields = fields[: draw(st.integers(0, len(fields)))]
         rows.append(sep.join(fields))
     return rows
 
 
-def _finish_text(draw, text: str) -> bytes:
-    """Apply BOM / CRLF / truncation / stray bytes to a text file."""
+def _finish_text(draw, text: str, clean: bool = False) -> bytes:
+    """Apply BOM / CRLF (always possible) and truncation / stray bytes (not when clean)."""
     if draw(st.booleans()):
         text = text.replace("\n", "\r\n")
     raw = text.encode("utf-8")
     if draw(st.integers(0, 3)) == 0:
         raw = b"\xef\xbb\xbf" + raw
-    mode = draw(st.integers(0, 9))
+    mode = 9 if clean else draw(st.integers(0, 9))
     if mode == 0:
         raw = raw[: draw(st.integers(0, len(raw)))]
     elif mode == 1:
@@ -278,14 +287,16 @@ def _finish_text(draw, text: str) -> bytes:
 def annotation_cases(draw) -> tuple[str, bytes]:
     """csv_bi, csv, tse, lbl, HYP and events.tsv files with hostile rows and headers."""
     fmt = draw(st.sampled_from(["csv_bi", "csv", "tse", "lbl", "hyp", "tsv"]))
-    dur = draw(st.sampled_from(["600.0000", "0", "-5", "nan", "abc", "10.5", "1e9"]))
+    clean = draw(st.booleans())
+    durs = ["600.0000", "1e9"] if clean else ["600.0000", "0", "-5", "nan", "abc", "10.5", "1e9"]
+    dur = draw(st.sampled_from(durs))
     if fmt in ("csv_bi", "csv"):
-        text = CSV_BI.format(dur=dur) + "\n".join(draw(event_rows(",", 5))) + "\n"
+        text = CSV_BI.format(dur=dur) + "\n".join(draw(event_rows(",", 5, clean))) + "\n"
     elif fmt == "tse":
-        rows = [r.replace(",", " ") for r in draw(event_rows(",", 4))]
+        rows = [r.replace(",", " ") for r in draw(event_rows(",", 4, clean))]
         text = "version = tse_v1.0.0\n\n" + "\n".join(rows) + "\n"
     elif fmt == "hyp":
-        rows = draw(event_rows(",", 4))
+        rows = draw(event_rows(",", 4, clean))
         text = (f"# version = rt_eeg_hyp_v1\n# duration = {dur} secs\n# epoch = 1.0 secs\n"
                 "start_time,stop_time,label,confidence\n" + "\n".join(rows) + "\n")  # fmt: skip
     elif fmt == "tsv":
@@ -307,7 +318,7 @@ def annotation_cases(draw) -> tuple[str, bytes]:
             probs = draw(st.sampled_from(["[0.0, 1.0, 0.0]", "[1.0]", "[]", "[a, b]", "[0, 0, 1]"]))
             lines.append(f"label = {{0, 0, {draw(TIMES)}, {draw(TIMES)}, {ch}, {probs}}}")
         text = "\n".join(lines) + "\n"
-    return fmt, _finish_text(draw, text)
+    return fmt, _finish_text(draw, text, clean)
 
 
 def _event_invariants(events, duration) -> str:
@@ -447,11 +458,31 @@ def check_toml(data: bytes) -> Outcome:
 CHECKS = {"edf": check_edf, "list": check_list, "toml": check_toml}
 
 
+#: Seconds one case may take; longer counts as a hang (a finding), not a slow test.
+CASE_TIMEOUT_S = 30
+
+
+class _Hang(BaseException):
+    """Raised by the alarm; BaseException so no ``except Exception`` in the code swallows it."""
+
+
 def check(case: tuple[str, bytes]) -> Outcome:
     kind, data = case
-    if kind in CHECKS:
-        return CHECKS[kind](data)
-    return check_annotation(kind, data)
+
+    def alarm(*_):
+        raise _Hang
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(CASE_TIMEOUT_S)
+    try:
+        if kind in CHECKS:
+            return CHECKS[kind](data)
+        return check_annotation(kind, data)
+    except _Hang:
+        return Outcome("finding", f"hang: {kind} case ran over {CASE_TIMEOUT_S} s")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
 
 
 #: name -> strategy; the test and the tool run each with its own example budget.

@@ -388,3 +388,47 @@ def test_events_tsv_round_trip_and_errors(tmp_path):
     path.write_text("")
     with pytest.raises(RtEegError, match="empty events file"):
         read_annotation(path)
+
+
+def test_hyp_with_zero_duration_is_refused(tmp_path):
+    # found by tests/test_fuzz_inputs.py: '# duration = 0 secs' was accepted
+    from rt_eeg.io.annotations import read_hyp
+
+    path = tmp_path / "x.hyp"
+    path.write_bytes(
+        b"\xef\xbb\xbf# version = rt_eeg_hyp_v1\n# duration = 0 secs\n# epoch = 1.0 secs\n"
+        b"start_time,stop_time,label,confidence\n\n"
+    )
+    with pytest.raises(RtEegError, match=r"x.hyp: line 2: duration 0.0 is not positive"):
+        read_hyp(path)
+
+
+def test_fuzz_findings_in_annotations_and_scoring(tmp_path):
+    """Found by tools/fuzz_inputs.py: overlapping events gave an error without the file
+    name (from background filling); a 1e9 s duration made EPOCH scoring run for hours; a
+    sub-epoch event made MCC take sqrt of a negative number; a 2 ms file divided by zero in
+    SzCORE scoring."""
+    from rt_eeg.io.annotations import read_annotation
+    from rt_eeg.scoring import score_pairs
+
+    over = tmp_path / "over.tse"
+    over.write_text("version = tse_v1.0.0\n\n0.0 24.4 fnsz 1.0\n1.0 39.2 bckg 1.0\n")
+    with pytest.raises(RtEegError, match=r"over.tse: overlapping events on TERM: fnsz \[0, 24.4\]"):
+        read_annotation(over)
+    huge = tmp_path / "huge.csv_bi"
+    huge.write_text(CSV_BI.format(dur="1e9", start="1.0", stop="2.0"))
+    with pytest.raises(RtEegError, match=r"huge.csv_bi: line 3: duration 1e\+09 s is beyond"):
+        read_annotation(huge)
+    tiny = tmp_path / "tiny.tse"
+    tiny.write_text(
+        "version = tse_v1.0.0\n\n0.0000 0.0010 fnsz 1.0\n0.25 41.1 fnsz 0.5\n"
+        "369.07 392.19 bckg 0.5\n454.17 468.71 fnsz 0.5\n497.94 591.60 seiz 0.5\n"
+    )
+    two_ms = tmp_path / "two_ms.tse"
+    two_ms.write_text("version = tse_v1.0.0\n\n0.0010 0.0020 bckg 1.0000\n")
+    for path in (tiny, two_ms):
+        ann = read_annotation(path)
+        result = score_pairs([(ann, ann)])  # used to raise
+        assert result["n_files"] == 1 and result["total_duration_s"] == ann.duration
+        # scoring a file against itself: OVLP finds every reference seizure, no false alarm
+        assert result["ovlp"]["total"]["false_alarms"] == 0

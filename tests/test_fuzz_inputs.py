@@ -112,3 +112,30 @@ def test_cli_end_to_end_on_a_sample_of_corrupt_inputs(tmp_path):
     res = _cli("score", "--ref-list", lst, "--hyp-list", lst)
     assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
     assert "a.csv_bi: line 3: start time 5.0 is not before stop time 2.0" in res.stderr
+
+
+def test_real_tuh_recording_corrupted_field_by_field(shared_dir):
+    """Issue #15's setting: corrupt files made from a real TUH recording's header and body.
+    Every main-header field and every field of the first and last signal, each set to a
+    few hostile values, and a cut at every record boundary: one line or a valid result."""
+    from edf_factory import MAIN_FIELDS, SIGNAL_FIELDS
+
+    real = (shared_dir / "data" / "tuh_real_snippets" / "00009578_s002_t001.edf").read_bytes()
+    ns = int(real[252:256])
+    cases = []
+    for value in ("0", "-1", "abc", "1e308", "", "\xe9"):
+        raw = value.encode("latin-1")
+        cases += [set_field(real, name, raw) for name in MAIN_FIELDS]
+        for sig in (0, ns - 1):
+            cases += [set_field(real, name, raw, sig, ns) for name, _ in SIGNAL_FIELDS]
+    header = 256 * (ns + 1)
+    n_rec = int(real[236:244])
+    rec = (len(real) - header) // n_rec
+    cases += [real[: header + k * rec] for k in range(n_rec)]
+    kinds = {"valid": 0, "error": 0}
+    for data in cases:
+        out = check(("edf", data))
+        assert out.kind != "finding", out.detail
+        kinds[out.kind] += 1
+    # the text fields and the last (non-EEG) signal may take any value; the rest must fail
+    assert kinds["error"] > 100 and kinds["valid"] > 10, kinds

@@ -193,6 +193,7 @@ def test_non_loopback_display_needs_curve_or_insecure(tmp_path, keys):
         load_pipeline_config(_write_config(tmp_path, wide))
     cfg = load_pipeline_config(_write_config(tmp_path, "insecure = true\n" + wide))
     assert cfg.insecure and cfg.endpoints["display_signal"] == "tcp://0.0.0.0:5555"
+    assert load_pipeline_config(_write_config(tmp_path, wide), insecure=True).insecure  # --insecure
     rel = os.path.relpath(keys["server_sec"], tmp_path)
     secure = (wide + f'[security]\nserver_secret_key = "{rel}"\n'
               f'authorized_keys_dir = "{keys["allowed"]}"\n')  # fmt: skip
@@ -295,3 +296,23 @@ def test_live_pipeline_publishes_display_over_curve(keys, tmp_path):
     epochs, _ = read_hyp(tmp_path / "out" / "rec.hyp")
     assert len(epochs) == 30 and metrics["restarts"] == []
     assert received["good"] > 0 and received["plain"] == 0, received
+
+
+def test_monitor_cli_checks_keys_before_opening_a_window(tmp_path, keys):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
+    base = [sys.executable, "-m", "rt_eeg.cli", "monitor", "--connect", "tcp://127.0.0.1:5601"]
+    cases = [
+        (["--server-key", str(keys["server_pub"])], "--server-key and --client-key go together"),
+        (["--server-key", str(tmp_path / "none.key"), "--client-key", str(keys["good_sec"])],
+         "none.key: key file not found"),
+        (["--server-key", str(keys["server_pub"]), "--client-key", str(keys["server_pub"])],
+         "server.key: secret key is readable by other users"),
+    ]  # fmt: skip
+    for extra, problem in cases:
+        res = subprocess.run(base + extra, capture_output=True, text=True, env=env, timeout=60)
+        assert res.returncode == 2 and res.stderr.count("\n") == 1, res.stderr
+        assert problem in res.stderr and "Traceback" not in res.stderr
+    res = subprocess.run(
+        [*base[:-2], "--connect", "udp://x:1"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert res.returncode == 2 and "must start with ipc:// or tcp://" in res.stderr

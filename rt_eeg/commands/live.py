@@ -36,6 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="model folder (default: models/default or the config's)")
     parser.add_argument("--config", help="pipeline TOML file (endpoints, stage parameters, model)")
     parser.add_argument("--device", choices=("auto", "cpu", "gpu"), help="decoder device (default auto)")
+    parser.add_argument("--insecure", action="store_true",
+                        help="allow the config's non-loopback endpoints without CURVE (explicit escape hatch)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.rotate_min <= 0:
         raise RtEegError(f"--rotate-min must be positive, got {args.rotate_min:g}")
-    cfg = load_pipeline_config(args.config)
+    cfg = load_pipeline_config(args.config, insecure=args.insecure)
     if args.model:
         cfg = dataclasses.replace(cfg, model=os.path.abspath(args.model))
     if args.device:

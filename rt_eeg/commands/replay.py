@@ -54,6 +54,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--device", choices=("auto", "cpu", "gpu"), help="decoder device (default auto)"
     )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow the config's non-loopback endpoints without CURVE (explicit escape hatch)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from rt_eeg.config import load_pipeline_config
     from rt_eeg.pipeline.supervisor import Supervisor
 
-    cfg = load_pipeline_config(args.config)
+    cfg = load_pipeline_config(args.config, insecure=args.insecure)
     if args.model:
         cfg = dataclasses.replace(cfg, model=os.path.abspath(args.model))
     if args.device:

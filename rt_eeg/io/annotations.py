@@ -113,6 +113,9 @@ HYP_LABELS = frozenset({"seiz", "bckg", "na"})
 #: How far (s) an event may end past the recording: rounding of times written with 4 decimals
 #: and of durations; anything beyond is a wrong file pairing or a corrupt annotation.
 END_TOLERANCE_S = 1.0
+#: Longest recording an annotation may describe (30 days). Beyond it a time is corrupt, and
+#: per-epoch scoring of such a span would run for hours (found by fuzzing: 1e9 s hung).
+MAX_TIME_S = 30 * 86400.0
 
 
 @dataclass(frozen=True)
@@ -217,6 +220,10 @@ def _check_event(
 ) -> None:
     if start < 0:
         raise RtEegError(f"line {n}: start time {start} is negative", path)
+    if stop > MAX_TIME_S:
+        raise RtEegError(
+            f"line {n}: stop time {stop:g} s is beyond {MAX_TIME_S:g} s (30 days)", path
+        )
     if not start < stop:
         raise RtEegError(f"line {n}: start time {start} is not before stop time {stop}", path)
     if label not in labels:
@@ -226,6 +233,23 @@ def _check_event(
         )
     if not 0.0 <= confidence <= 1.0:
         raise RtEegError(f"line {n}: confidence {confidence} is outside [0, 1]", path)
+
+
+def _check_no_overlap(events: Sequence[Event], path) -> None:
+    """Refuse two events on the same channel that overlap: every consumer (background
+    filling, scoring) needs one label per channel at a time."""
+    by_channel: dict[str, list[Event]] = {}
+    for ev in events:
+        by_channel.setdefault(ev.channel, []).append(ev)
+    for channel, evs in by_channel.items():
+        evs = sorted(evs, key=lambda e: (e.start, e.stop))
+        for a, b in zip(evs, evs[1:], strict=False):
+            if b.start < a.stop - 1e-9:
+                raise RtEegError(
+                    f"overlapping events on {channel}: {a.label} [{a.start:g}, {a.stop:g}] and "
+                    f"{b.label} [{b.start:g}, {b.stop:g}]",
+                    path,
+                )
 
 
 def _read_lines(path) -> list[str]:
@@ -255,6 +279,8 @@ def _parse_duration(value: str, n: int, path) -> float:
     dur = _parse_float(m.group(1), "duration", n, path)
     if dur <= 0:
         raise RtEegError(f"line {n}: duration {dur} is not positive", path)
+    if dur > MAX_TIME_S:
+        raise RtEegError(f"line {n}: duration {dur:g} s is beyond {MAX_TIME_S:g} s (30 days)", path)
     return dur
 
 
@@ -330,6 +356,7 @@ def _read_tusz_csv(path, *, term_only: bool) -> Annotation:
     events = _sort_events(events)
     if duration is None and events:
         duration = max(ev.stop for ev in events)
+    _check_no_overlap(events, path)
     return Annotation(Path(path), events, duration, montage_file)
 
 
@@ -459,6 +486,7 @@ def read_tse(path: str | os.PathLike) -> Annotation:
         raise RtEegError(f"missing 'version = {TSE_VERSION}' line", path)
     events = _sort_events(events)
     duration = max((ev.stop for ev in events), default=None)
+    _check_no_overlap(events, path)
     return Annotation(Path(path), events, duration, None)
 
 
@@ -582,6 +610,7 @@ def read_lbl(path: str | os.PathLike) -> Annotation:
         raise RtEegError("missing 'version = lbl_v1.0.0' line", path)
     events = _sort_events(events)
     duration = max((ev.stop for ev in events), default=None)
+    _check_no_overlap(events, path)
     return Annotation(Path(path), events, duration, None)
 
 
@@ -809,10 +838,7 @@ def read_hyp(path: str | os.PathLike) -> tuple[list[HypEpoch], float]:
             if m and m.group(1).lower() == "version":
                 version = m.group(2)
             elif m and m.group(1).lower() == "duration":
-                m2 = _SECS_RE.match(m.group(2))
-                if not m2:
-                    raise RtEegError(f"line {n}: duration {m.group(2)!r} is not 'N secs'", path)
-                duration = _parse_float(m2.group(1), "duration", n, path)
+                duration = _parse_duration(m.group(2), n, path)  # positive, finite
             continue
         if not seen_header:
             if line.replace(" ", "") != HYP_HEADER:
@@ -987,8 +1013,10 @@ def read_events_tsv(path: str | os.PathLike) -> Annotation:
         channel = TERM if chan in ("n/a", "") else chan
         if "recordingDuration" in idx and parts[idx["recordingDuration"]] != "n/a":
             rec = _parse_float(parts[idx["recordingDuration"]], "recordingDuration", n, path)
-            if rec <= 0:
-                raise RtEegError(f"line {n}: recordingDuration {rec} is not positive", path)
+            if not 0 < rec <= MAX_TIME_S:
+                raise RtEegError(
+                    f"line {n}: recordingDuration {rec:g} is not in (0, {MAX_TIME_S:g}] s", path
+                )
             durations.add(rec)
         events.append(Event(onset, onset + length, label, conf, channel))
     if len(durations) > 1:
@@ -1002,4 +1030,5 @@ def read_events_tsv(path: str | os.PathLike) -> Annotation:
     # SzCORE lists seizures only (one 'bckg' row for a seizure-free recording): background
     # is implied, so bckg rows carry nothing and are dropped
     events = [e for e in events if e.label != BACKGROUND_LABEL]
+    _check_no_overlap(events, path)
     return Annotation(Path(path), _sort_events(events), duration, None)

@@ -383,7 +383,8 @@ def _complement_pct(x: float | None) -> float | None:
 
 def _mcc(tp, tn, fp, fn) -> float:
     den = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
-    if round(den, MAX_PRECISION) == 0:
+    # <= 0: NEDC's counts can go negative on sub-epoch events (found by fuzzing); no sqrt
+    if round(den, MAX_PRECISION) <= 0:
         return 0.0
     return (tp * tn - fp * fn) / math.sqrt(den)
 

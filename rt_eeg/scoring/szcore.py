@@ -44,7 +44,8 @@ def szcore_counts(
     from timescoring.annotations import Annotation as TsAnnotation
     from timescoring.scoring import EventScoring
 
-    n_samples = round(duration * SZCORE_FS)
+    # at least one sample: timescoring divides by the length (a 2 ms file crashed it)
+    n_samples = max(1, round(duration * SZCORE_FS))
     ts_ref = TsAnnotation(_seizures(ref), SZCORE_FS, n_samples)
     ts_hyp = TsAnnotation(_seizures(hyp), SZCORE_FS, n_samples)
     scores = EventScoring(ts_ref, ts_hyp)
