@@ -377,8 +377,12 @@ class DecoderStage(RelayStage):
         times = t0 + 0.1 * np.arange(len(feats))
         discontinuous = self.next_t is not None and abs(t0 - self.next_t) > 1e-3
         if self.stream is None or msg.header.get("reset") or discontinuous:
-            # Start a fresh stream at the next whole epoch: a window cannot bridge a gap.
-            self.stream = self.decoder.open_stream(feats.shape[1])
+            # Start afresh at the next whole epoch: a window cannot bridge a gap. The patient's
+            # background context (context models) is kept across a gap: same patient.
+            if self.stream is not None and self.stream.n_channels == feats.shape[1]:
+                self.stream.reset_window()
+            else:
+                self.stream = self.decoder.open_stream(feats.shape[1])
             self.reset = self.reset or self.next_t is not None
             self.epoch_aligned = False
         self.next_t = float(times[-1]) + 0.1
