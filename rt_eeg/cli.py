@@ -21,6 +21,8 @@ from rt_eeg.errors import RtEegError
 COMMANDS: dict[str, str] = {
     "info": "describe an EDF recording: channels, montage, TCP channels, annotations",
     "replay": "stream an EDF file through the live pipeline and write decisions",
+    "live": "run the detector on a live LSL stream (an amplifier), writing decisions as made",
+    "stream": "publish an EDF recording as a Lab Streaming Layer (LSL) stream at wall-clock pace",
     "monitor": "open the live monitor on a running pipeline",
     "view": "review a saved signal file and HYP in the monitor window",
     "evaluate": "run the detector over a corpus and score it",

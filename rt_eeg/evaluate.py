@@ -239,7 +239,7 @@ def det_curve(base: PostprocessConfig, refs, stored, thresholds=None) -> list[di
     """Sweep the onset threshold (offset threshold kept at the same ratio): DET points."""
     # The decoder is trained under a 50/50 class prior, so useful thresholds reach high.
     thresholds = (
-        np.r_[np.round(np.linspace(0.1, 0.9, 17), 3), 0.93, 0.95, 0.97, 0.98, 0.99]
+        np.r_[np.round(np.linspace(0.1, 0.9, 17), 3), 0.93, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998]
         if thresholds is None
         else thresholds
     )
@@ -256,8 +256,10 @@ def tune(
 ) -> tuple[PostprocessConfig, list[dict]]:
     """Grid search for the most sensitive configuration within the false-alarm target."""
     # rise_delta 0.3: the rising-score fast onset (see rt_eeg.postprocess), off or on
+    # The decoder is trained under a 50/50 prior, so low false-alarm operating points sit near 1.
     grid = itertools.product(
-        (0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99), (1, 2, 3), (2, 4), (0.5, 0.7), (0.0, 0.3)
+        (0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998), (1, 2, 3, 4), (2, 4), (0.5, 0.7),
+        (0.0, 0.3),
     )
     trials = []
     for th, onset, top_k, off_ratio, rise in grid:

@@ -12,7 +12,7 @@ from rt_eeg.errors import RtEegError
 
 HELP = "run the benchmarks in tools/ (features, decoder, pipeline, monitor, evaluate) and collect their JSON"
 ROOT = Path(__file__).resolve().parents[2]
-NAMES = ("features", "decoder", "pipeline", "monitor", "evaluate")
+NAMES = ("features", "decoder", "pipeline", "live", "monitor", "evaluate")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -806,8 +806,13 @@ def write_hyp(path: str | os.PathLike, epochs: Sequence[HypEpoch], duration: flo
             raise RtEegError(f"cannot write HYP: invalid epoch {ep}", path)
         if not 0.0 <= ep.confidence <= 1.0:
             raise RtEegError(f"cannot write HYP: confidence outside [0, 1] in {ep}", path)
-        out.append(f"{_fmt(ep.start)},{_fmt(ep.stop)},{ep.label},{_fmt(ep.confidence)}")
+        out.append(hyp_line(ep))
     write_text_atomic(path, "\n".join(out) + "\n")
+
+
+def hyp_line(ep: HypEpoch) -> str:
+    """One HYP record, as :func:`write_hyp` writes it (also appended by live runs)."""
+    return f"{_fmt(ep.start)},{_fmt(ep.stop)},{ep.label},{_fmt(ep.confidence)}"
 
 
 def read_hyp(path: str | os.PathLike) -> tuple[list[HypEpoch], float]:

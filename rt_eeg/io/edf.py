@@ -20,9 +20,9 @@ from rt_eeg.io.channels import ChannelInfo, normalise_labels
 from rt_eeg.io.edf_header import quiet_c_output, read_edf_header
 from rt_eeg.montage import Montage, tcp_montage
 from rt_eeg.resample import StreamingResampler
+from rt_eeg.sources.conditioning import ANALYSIS_SFREQ, UNIT_SCALE, Conditioner, rechunk
 
-ANALYSIS_SFREQ = 250.0
-_UNIT_SCALE = {"uv": 1.0, "µv": 1.0, "μv": 1.0, "mv": 1e3, "v": 1e6, "nv": 1e-3, "": 1.0}
+_UNIT_SCALE = UNIT_SCALE
 #: Native samples read per channel and call (about 60 s at 256 Hz): bounds memory.
 READ_BLOCK_S = 60.0
 
@@ -130,50 +130,48 @@ class Recording:
         The last block may be shorter. Blocks are float32 microvolts at ``self.sfreq``; their
         concatenation equals :meth:`read` exactly, whatever ``chunk_samples`` is.
         """
-        if chunk_samples < 1:
-            raise ValueError("chunk_samples must be >= 1")
-        pending = np.zeros((0, len(self.ch_names)), dtype=np.float32)
-        emitted = 0
-        for block in self._tcp_blocks():
-            pending = np.concatenate([pending, block]) if len(pending) else block
-            while len(pending) >= chunk_samples:
-                yield emitted, pending[:chunk_samples]
-                emitted += chunk_samples
-                pending = pending[chunk_samples:]
-        if len(pending):
-            yield emitted, pending
+        return rechunk(self._tcp_blocks(), chunk_samples, len(self.ch_names))
 
     def read(self) -> np.ndarray:
         """The whole recording, ``(n_samples, n_ch)`` float32 microvolts at 250 Hz."""
         return np.concatenate([b for b in self._tcp_blocks()], axis=0)
 
+    def native_blocks(self) -> Iterator[np.ndarray]:
+        """The montage inputs as stored: ``(n, n_inputs)`` float64 microvolts at the native
+        rate, in blocks of about a minute (what ``rt-eeg stream`` publishes).
+
+        Raises
+        ------
+        RtEegError
+            When the inputs have different rates (one stream has one rate).
+        """
+        if len(set(self._rates)) != 1:
+            raise RtEegError(
+                f"EEG channels have different rates ({', '.join(f'{r:g}' for r in self.native_rates)} Hz); "
+                "a stream has one rate",
+                self.path,
+            )
+        ks = list(range(len(self._rates)))
+        n_blocks = max(1, int(np.ceil(self.duration / READ_BLOCK_S)))
+        blocks = (self._read_native(ks, self.native_sfreq, b) for b in range(n_blocks))
+        return (b for b in blocks if len(b))
+
+    @property
+    def input_labels(self) -> list[str]:
+        """Labels of the montage inputs (the channels :meth:`native_blocks` yields)."""
+        return list(self._montage.input_labels)
+
     def _tcp_blocks(self) -> Iterator[np.ndarray]:
         """Montaged, resampled blocks covering exactly ``n_samples`` output samples."""
-        groups: dict[float, list[int]] = {}
-        for k, fs in enumerate(self._rates):
-            groups.setdefault(fs, []).append(k)
-        resamplers = {fs: StreamingResampler(fs, self.sfreq, len(ks)) for fs, ks in groups.items()}
-        outputs = {fs: [] for fs in groups}  # pending resampled pieces per rate group
+        cond = Conditioner(self._rates, self._montage, self.sfreq, n_total=self.n_samples)
         n_blocks = max(1, int(np.ceil(self.duration / READ_BLOCK_S)))
-        done = 0
         for b in range(n_blocks + 1):
-            for fs, ks in groups.items():
-                if b < n_blocks:
-                    raw = self._read_native(ks, fs, b)
-                    outputs[fs].append(resamplers[fs].push(raw))
-                else:
-                    outputs[fs].append(resamplers[fs].flush())
-            ready = min(sum(len(p) for p in outputs[fs]) for fs in groups)
-            ready = min(ready, self.n_samples - done)
-            if ready <= 0:
-                continue
-            cols = np.empty((ready, len(self._rates)), dtype=np.float32)
-            for fs, ks in groups.items():
-                stacked = np.concatenate(outputs[fs])
-                cols[:, ks] = stacked[:ready]
-                outputs[fs] = [stacked[ready:]]
-            done += ready
-            yield self._montage.apply(cols)
+            if b < n_blocks:
+                out = cond.push({fs: self._read_native(ks, fs, b) for fs, ks in cond.groups.items()})
+            else:
+                out = cond.flush()
+            if len(out):
+                yield out
 
     def _read_native(self, ks: list[int], fs: float, block: int) -> np.ndarray:
         n_per = int(round(READ_BLOCK_S * fs))

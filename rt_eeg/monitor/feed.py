@@ -85,6 +85,7 @@ class MonitorFeed:
         self._last_decision_stop = float("-inf")
         self.n_malformed = 0
         self.n_dropped = 0  # messages missing by sequence number
+        self.stage_status: dict[str, str] = {}  # topic -> last status line ("ok" when clear)
         self.n_other = 0
         self.eos_topics: set[str] = set()
         self.t_first_eos: float | None = None  # monotonic time of the first eos seen
@@ -157,6 +158,8 @@ class MonitorFeed:
         if kind == "heartbeat":
             if w is not None:
                 w.note_heartbeat()
+            if isinstance(h.get("status"), str):  # a stage's problem (no data, disk full) or "ok"
+                self.stage_status[msg.topic] = h["status"]
             return
         if kind != "data":
             self.n_other += 1
@@ -205,6 +208,7 @@ class MonitorFeed:
     def status_text(self) -> str:
         """One line for the window's status bar."""
         parts = [f"frames {self.n_signal}", f"decisions {self.n_decision}"]
+        parts += [st for st in self.stage_status.values() if st != "ok"]
         if self.n_dropped:
             parts.append(f"dropped {self.n_dropped}")
         if self.n_malformed:

@@ -26,10 +26,14 @@ import numpy as np
 VERSION = 1
 KINDS = frozenset({"data", "eos", "heartbeat", "ready"})
 TOPICS = frozenset({"signal", "features", "probs", "decision", "control"})
-#: Kinds allowed per topic: the control line carries no data, the data path no heartbeats.
+#: Kinds allowed per topic: the control line carries no data; on the display topics a
+#: heartbeat carries a source or disk ``status`` for the monitor; detection topics carry data.
 TOPIC_KINDS = {
     "control": frozenset({"ready", "heartbeat", "eos"}),
-    **{t: frozenset({"data", "eos"}) for t in ("signal", "features", "probs", "decision")},
+    "signal": frozenset({"data", "eos", "heartbeat"}),
+    "decision": frozenset({"data", "eos", "heartbeat"}),
+    "features": frozenset({"data", "eos"}),
+    "probs": frozenset({"data", "eos"}),
 }
 MAX_PAYLOAD_BYTES = 64 << 20
 MAX_HEADER_BYTES = 64 << 10
@@ -86,6 +90,8 @@ FIELDS = {
     "confidence": _is_num,
     "score": lambda x: x is None or _is_num(x),
     "channels": _str_list,
+    "status": _is_str,
+    "t_end": lambda x: x is None or (_is_num(x) and x >= 0),
 }
 
 
@@ -259,6 +265,8 @@ class Expect:
         """Raise MessageError if ``msg`` does not fit this input."""
         if msg.topic != self.topic:
             raise MessageError(f"topic {msg.topic} on the {self.topic} input")
+        if msg.kind not in ("data", "eos"):
+            raise MessageError(f"{msg.kind} message on the {self.topic} input")
         if self.streams and msg.stream not in self.streams:
             raise MessageError(f"unexpected sender {msg.stream[:40]!r}")
         if msg.kind != "data":

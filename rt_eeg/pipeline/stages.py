@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import time
+from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +35,7 @@ from rt_eeg.security import DISPLAY_ENDPOINTS, CurveServer
 
 log = logging.getLogger("rt_eeg.pipeline")
 FRAME = 25  # samples per 0.1 s frame at 250 Hz
+STATS_WINDOW = 100_000  # timings kept per stage (about 3 hours of 0.1 s frames)
 
 
 class StageBase:
@@ -50,7 +52,8 @@ class StageBase:
         self.ctl = Control(
             self.ctx, self.ep["control"], self.name, incarnation, run["config"]["heartbeat_s"]
         )
-        self.proc_ms: list[float] = []
+        # Bounded: a live run lasts days; statistics cover the most recent messages.
+        self.proc_ms: deque[float] = deque(maxlen=STATS_WINDOW)
         self.ctl.stats = {"processed": 0}
         self.stopping = False
         self.released = False  # SIGTERM already received: no release left to wait for
@@ -97,19 +100,27 @@ class StageBase:
 
 
 class SourceStage(StageBase):
-    """Preprocessor: EDF -> 250 Hz TCP montage -> 0.1 s frames, paced; records the signal file."""
+    """Preprocessor: a source (EDF file, LSL stream) -> 250 Hz TCP montage -> 0.1 s frames;
+    paced (files) or as the stream delivers (live); records the signal file.
+
+    A live run has no end: it stops on ``stop`` (Ctrl-C) or after ``stop_after_s`` of signal.
+    A gap in a live stream is flagged ``reset`` on the next frame (the stages restart from
+    empty state, the missing time is decided 'na'); the source's status ("no data for 3 s")
+    is published on the display path as a heartbeat with a ``status`` key.
+    """
 
     name = "source"
 
     def main(self) -> int:
-        from rt_eeg.io.edf import open_recording
-        from rt_eeg.io.signalfile import SignalWriter
+        from rt_eeg.sources import source_from_spec
 
         cfg = self.run["config"]
         out = Sender(
-            self.socket(zmq.PUSH, "features_in", bind=False, hwm=cfg["data_hwm"]), "source"
+            self.socket(zmq.PUSH, "features_in", bind=False, hwm=cfg["data_hwm"]),
+            "source",
+            self.incarnation,  # a restarted (live) source starts its seq at 0 again
         )
-        pub = Sender(
+        self.pub = pub = Sender(
             self.socket(zmq.PUB, "display_signal", bind=True, hwm=cfg["display_hwm"]), "source"
         )
         cmd = self.socket(zmq.PULL, "source_cmd", bind=True)
@@ -119,25 +130,43 @@ class SourceStage(StageBase):
             self.stopping = self.released = True
 
         signal.signal(signal.SIGTERM, on_term)
-        rec = open_recording(self.run["edf"])
+        spec = dict(self.run["source"])
+        live = self.run.get("duration") is None
+        if live:
+            spec["origin_file"] = str(Path(self.run["run_dir"]) / "source_origin.json")
+        src = source_from_spec(spec)
         self.ctl.send("ready")
-        while not self._command(cmd, 100) == "go":
+        # A restarted (live) source carries on at once; the first one waits for the others.
+        while self.incarnation == 0 and not self._command(cmd, 100) == "go":
             self.ctl.beat()
             if self.stopping:
+                src.close()
                 return 0
-        speed = self.run["speed"]
-        writer = SignalWriter(Path(self.run["out_dir"]) / self.run["name"], rec.sfreq, rec.ch_names)
+        speed = None if live else self.run["speed"]
+        writer = self._signal_writer(src, live)
+        stop_after = self.run.get("stop_after_s")
         t_start = time.monotonic()
-        n_frames = 0
+        self.n_frames = 0
+        self.t_end = 0.0
+        self.status = "ok"
+        self.first = self.incarnation > 0  # a restarted live source resets the stages
         abort = lambda: self.ctl.beat() or self.stopping  # noqa: E731
         # Paced runs send every 0.1 s frame as it is due. Unpaced (--speed max) runs send 1 s
         # blocks: the features are bit-identical whatever the chunking, so only the per-message
         # overhead changes.
-        per_message = FRAME if speed else FRAME * 10
+        per_message = FRAME if speed or live else FRAME * 10
         try:
-            for start, block in rec.chunks(per_message):
+            for blk in src.blocks(per_message):
+                if blk is None:  # a live source with nothing new: heartbeat, status, stop
+                    if self._command(cmd, 0) == "stop":
+                        self.stopping = True
+                    self._publish_status(self._status(src, writer))
+                    self.ctl.beat()
+                    if self.stopping or (stop_after is not None and src.received_s >= stop_after):
+                        break
+                    continue
                 if speed:  # drift-free pacing: sleep to an absolute target, never accumulate error
-                    target = t_start + start / rec.sfreq / speed
+                    target = t_start + blk.start / src.sfreq / speed
                     while (wait := target - time.monotonic()) > 0 and not self.stopping:
                         if self._command(cmd, min(wait, 0.1) * 1000) == "stop":
                             self.stopping = True
@@ -146,34 +175,90 @@ class SourceStage(StageBase):
                     self.stopping = True
                 if self.stopping:
                     break
-                t0 = time.perf_counter()
-                header = {"kind": "data", "t0": start / rec.sfreq, "sfreq": rec.sfreq,
-                          "ch_names": rec.ch_names, "t_emit": time.time()}  # fmt: skip
-                writer.append(block)
-                whole = (
-                    len(block) // FRAME * FRAME
-                )  # a trailing partial frame is recorded, not analysed
-                if whole and not out.send("signal", header, block[:whole], should_abort=abort):
+                self._publish_status(self._status(src, writer))
+                if not self._emit(blk, src, out, pub, writer, abort):
                     break
-                pub.send("signal", header, block, block=False)  # display path: may drop
-                n_frames += len(block) // FRAME
-                self.ctl.stats["processed"] = n_frames
-                self.proc_ms.append((time.perf_counter() - t0) * 1000)
-                self.ctl.beat()
+                if stop_after is not None and live and src.received_s >= stop_after:
+                    break  # what the source still holds comes out of finish()
+            for blk in src.finish(per_message):  # a live stream's open segment: its tail
+                self._emit(blk, src, out, pub, writer, abort)
         finally:
             writer.close()
-            rec.close()
+            src.close()
         eos = {
             "kind": "eos",
             "t_emit": time.time(),
-            "n_frames": n_frames,
+            "n_frames": self.n_frames,
+            "t_end": self.t_end,
             "interrupted": self.stopping,
         }
         out.send("signal", eos, should_abort=lambda: self.ctl.beat())
         pub.send("signal", eos, block=False)
-        self.ctl.send("eos", stats=self.stats() | {"frames": n_frames, "display_sent": pub.seq,
-                                                  "sent": out.seq})  # fmt: skip
+        self.ctl.send("eos", stats=self.stats() | {"frames": self.n_frames, "display_sent": pub.seq,
+                                                    "t_end": self.t_end, "sent": out.seq})  # fmt: skip
         return 0
+
+    def _signal_writer(self, src, live: bool):
+        from rt_eeg.io.signalfile import SignalWriter
+
+        out_dir = Path(self.run["out_dir"])
+        self.rotating = live
+        if not live:
+            return SignalWriter(out_dir / self.run["name"], src.sfreq, src.ch_names)
+        from rt_eeg.io.rotating import RotatingSignal
+
+        return RotatingSignal(
+            out_dir, self.run["name"], src.sfreq, src.ch_names, self.run["rotate_s"]
+        )
+
+    def _emit(self, blk, src, out, pub, writer, abort) -> bool:
+        t0 = time.perf_counter()
+        block = blk.data
+        t_emit = time.time() if blk.t_capture is None else min(time.time(), blk.t_capture)
+        header = {"kind": "data", "t0": blk.start / src.sfreq, "sfreq": src.sfreq,
+                  "ch_names": src.ch_names, "t_emit": t_emit}  # fmt: skip
+        if blk.reset or self.first:
+            header["reset"] = True
+        if self.rotating:
+            writer.append(blk.start, block)
+        else:
+            writer.append(block)
+        whole = len(block) // FRAME * FRAME  # a trailing partial frame is recorded, not analysed
+        if whole:
+            self.first = False
+            if not out.send("signal", header, block[:whole], should_abort=abort):
+                return False
+        pub.send("signal", header, block, block=False)  # display path: may drop
+        self.n_frames += len(block) // FRAME
+        self.t_end = (blk.start + len(block)) / src.sfreq
+        self.ctl.stats["processed"] = self.n_frames
+        self.ctl.stats["t_signal"] = self.t_end
+        self.proc_ms.append((time.perf_counter() - t0) * 1000)
+        self.ctl.beat()
+        return True
+
+    def _status(self, src, writer) -> str:
+        """One line: the source's problem (no data), else the signal file's (disk), else ok."""
+        if src.status != "ok":
+            return src.status
+        error = getattr(writer, "error", None)
+        if error and error != getattr(self, "_reported", None):
+            self._reported = error
+            self.ctl.send("heartbeat", error=error)  # the console shows it once
+        return error or "ok"
+
+    def _publish_status(self, status: str) -> None:
+        """Tell the monitor (and the log) when the source's status changes; repeat it every
+        second while something is wrong, for a monitor that connects late."""
+        now = time.monotonic()
+        changed = status != self.status
+        if changed or (status != "ok" and now - getattr(self, "_status_sent", 0.0) >= 1.0):
+            if changed:
+                (log.warning if status != "ok" else log.info)("source status: %s", status)
+            self.status = status
+            self._status_sent = now
+            self.pub.send("signal", {"kind": "heartbeat", "status": status, "t_emit": time.time()},
+                          block=False)  # fmt: skip
 
     @staticmethod
     def _command(sock: zmq.Socket, timeout_ms: float) -> str | None:
@@ -235,7 +320,8 @@ class RelayStage(StageBase):
         return len(self.run["ch_names"])
 
     def _max_t0(self) -> float:
-        return float(self.run["duration"]) + 2.0
+        duration = self.run.get("duration")  # None: a live run, no end
+        return float("inf") if duration is None else float(duration) + 2.0
 
     def _max_jump_s(self) -> float:
         # Signal lost across an upstream restart is bounded by the queues: two high-water
@@ -273,11 +359,12 @@ class FeatureStage(RelayStage):
     def handle(self, msg) -> None:
         from rt_eeg.features import StreamingFeatures
 
-        if self.fx is None:
-            # Fresh state (first start or restart): feature times count from this frame.
+        if self.fx is None or msg.header.get("reset"):
+            # Fresh state (first start, restart, or a gap in a live stream): feature times
+            # count from this frame. Features never bridge a gap; what is pending is dropped.
+            self.reset = self.incarnation > 0 or self.fx is not None
             self.fx = StreamingFeatures(msg.payload.shape[1], self.cfg)
             self.origin = float(msg.header["t0"])
-            self.reset = self.incarnation > 0
         feats, times = self.fx.push(msg.payload)
         self._send(feats, times, msg.header.get("t_emit", time.time()))
 
@@ -285,7 +372,8 @@ class FeatureStage(RelayStage):
         if self.fx is not None:
             feats, times = self.fx.flush()
             self._send(feats, times, msg.header.get("t_emit", time.time()))
-        self.forward("features", {"kind": "eos", "t_emit": msg.header.get("t_emit", time.time())})
+        self.forward("features", {"kind": "eos", "t_emit": msg.header.get("t_emit", time.time()),
+                                  "t_end": msg.header.get("t_end")})  # fmt: skip
 
     def _send(self, feats, times, t_emit) -> None:
         if len(feats) == 0:
@@ -327,8 +415,12 @@ class DecoderStage(RelayStage):
         times = t0 + 0.1 * np.arange(len(feats))
         discontinuous = self.next_t is not None and abs(t0 - self.next_t) > 1e-3
         if self.stream is None or msg.header.get("reset") or discontinuous:
-            # Start a fresh stream at the next whole epoch: a window cannot bridge a gap.
-            self.stream = self.decoder.open_stream(feats.shape[1])
+            # Start afresh at the next whole epoch: a window cannot bridge a gap. The patient's
+            # background context (context models) is kept across a gap: same patient.
+            if self.stream is not None and self.stream.n_channels == feats.shape[1]:
+                self.stream.reset_window()
+            else:
+                self.stream = self.decoder.open_stream(feats.shape[1])
             self.reset = self.reset or self.next_t is not None
             self.epoch_aligned = False
         self.next_t = float(times[-1]) + 0.1
@@ -343,7 +435,8 @@ class DecoderStage(RelayStage):
 
     def finish(self, msg) -> None:
         # An incomplete trailing epoch is not scored (the outputs mark it not analysed).
-        self.forward("probs", {"kind": "eos", "t_emit": msg.header.get("t_emit", time.time())})
+        self.forward("probs", {"kind": "eos", "t_emit": msg.header.get("t_emit", time.time()),
+                               "t_end": msg.header.get("t_end")})  # fmt: skip
 
     def _send(self, starts, probs, t_emit) -> None:
         for s, p in zip(starts, probs, strict=True):
@@ -375,6 +468,21 @@ class PostprocessStage(RelayStage):
         )
         self.pub = Sender(self.socket(zmq.PUB, "display_decision", bind=True, hwm=self.run["config"]["display_hwm"]),
                           "postprocess", self.incarnation)  # fmt: skip
+        self.latency_ms: deque[float] = deque(maxlen=STATS_WINDOW)
+        self.first_decision_wall: float | None = None
+        self.n_decisions = 0
+        self.live = None
+        if self.run.get("duration") is None:
+            # A live run has no end: decisions go to rotating parts on disk as they are made
+            # (which is also the journal a restart resumes from); nothing accumulates here.
+            from rt_eeg.outputs import LiveOutputs
+
+            self.live = LiveOutputs(self.run["out_dir"], self.run["name"], self.run["rotate_s"])
+            self.decisions = []
+            if self.live.last_stop is not None:
+                self.post.restart(resume_at=self.live.last_stop)
+            self._disk_error: str | None = None
+            return
         # The journal keeps every decision on disk as it is made, so a restarted postprocessor
         # (or a crash) loses nothing already decided.
         self.journal_path = Path(self.run["run_dir"]) / "decisions.jsonl"
@@ -384,7 +492,6 @@ class PostprocessStage(RelayStage):
             self.post.restart(resume_at=resume)  # carry on after them
             self.rx.expect_time("decoder", resume)  # what was lost in between shows as a gap
         self.journal = open(self.journal_path, "a", encoding="utf-8")  # noqa: SIM115
-        self.latency_ms: list[float] = []
 
     def handle(self, msg) -> None:
         if msg.header.get("reset"):
@@ -395,9 +502,14 @@ class PostprocessStage(RelayStage):
     def _publish(self, d, probs, t_emit) -> None:
         now = time.time()
         rec = decision_record(d, now)
-        self.journal.write(json.dumps(rec) + "\n")
-        self.journal.flush()
-        self.decisions.append(d)
+        self.n_decisions += 1
+        if self.live is not None:
+            self.live.add(d)
+            self._report_disk(self.live.error)
+        else:
+            self.journal.write(json.dumps(rec) + "\n")
+            self.journal.flush()
+            self.decisions.append(d)
         header = {"kind": "data", "t0": d.start, "t_emit": t_emit, **rec}
         del header["wall"]
         header["score"] = None if np.isnan(d.score) else d.score
@@ -410,13 +522,34 @@ class PostprocessStage(RelayStage):
     def finish(self, msg) -> None:
         from rt_eeg.outputs import write_outputs
 
-        self.journal.close()
-        write_outputs(self.run["out_dir"], self.run["name"], self.decisions, self.run["duration"])
+        if self.live is not None:
+            # The run ends where the signal ended (or where decisions did, after a restart).
+            t_end = msg.header.get("t_end") or self.live.last_stop
+            self.live.close(t_end)
+            self._report_disk(self.live.error)
+        else:
+            self.journal.close()
+            write_outputs(
+                self.run["out_dir"], self.run["name"], self.decisions, self.run["duration"]
+            )
         self.pub.send("decision", {"kind": "eos", "t_emit": time.time()}, block=False)
+
+    def _report_disk(self, error: str | None) -> None:
+        """A disk problem is logged and shown on the monitor once when it starts, and when it
+        clears; detection carries on meanwhile."""
+        if error == self._disk_error:
+            return
+        self._disk_error = error
+        status = error or "outputs written again"
+        (log.error if error else log.warning)("%s", status)
+        self.pub.send("decision", {"kind": "heartbeat", "status": status, "t_emit": time.time()},
+                      block=False)  # fmt: skip
+        if error:
+            self.ctl.send("heartbeat", error=error)
 
     def extra_stats(self) -> dict:
         return {"latency_ms": percentiles(self.latency_ms), "first_decision_wall": self.first_decision_wall,
-                "n_decisions": len(self.decisions)}  # fmt: skip
+                "n_decisions": self.n_decisions if self.live else len(self.decisions)}  # fmt: skip
 
 
 STAGES = {cls.name: cls for cls in (SourceStage, FeatureStage, DecoderStage, PostprocessStage)}

@@ -45,7 +45,7 @@ DETECTION_STAGES = ("source", "features", "decoder", "postprocess")
 UPSTREAM = {"features": "source", "decoder": "features", "postprocess": "decoder"}
 INPUT = {"features": ("features_in", "signal"), "decoder": ("decoder_in", "features"),
          "postprocess": ("postprocess_in", "probs")}  # fmt: skip
-#: Restarts of one stage after which the run ends (a stage that keeps dying is not transient).
+#: Restarts in a row without the stage becoming ready in between, after which the run ends.
 MAX_RESTARTS = 5
 #: Seconds from a stop request (Ctrl-C, SIGTERM, SIGHUP) to giving up on a clean flush.
 STOP_TIMEOUT_S = 15.0
@@ -96,35 +96,59 @@ class Supervisor:
     """
 
     def __init__(self, edf, out_dir, *, speed: float | None = 1.0, config: PipelineConfig | None = None,
-                 monitor: str | None = None, on_event=None, screenshot_at: float | None = None):  # fmt: skip
-        from rt_eeg.io.edf import open_recording
+                 monitor: str | None = None, on_event=None, screenshot_at: float | None = None,
+                 name: str | None = None, rotate_s: float = 3600.0, stop_after_s: float | None = None):  # fmt: skip
         from rt_eeg.montage import check_enough_channels
+        from rt_eeg.sources import source_from_spec
 
         self.t_launch = time.time()
-        self.edf = Path(edf).resolve()
+        # ``edf`` is a recording (a finite run) or a source description such as
+        # {"kind": "lsl", "name": ...} (a live run: no end until stopped).
+        if isinstance(edf, dict):
+            self.source = dict(edf)
+        else:
+            self.source = {"kind": "edf", "path": str(Path(edf).resolve())}
+        self.edf = Path(self.source["path"]) if "path" in self.source else None
         self.out_dir = Path(out_dir)
         self.cfg = config or PipelineConfig()
         self.speed = speed
         self.monitor = monitor
         self.screenshot_at = screenshot_at
         self.on_event = on_event or (lambda *a: None)
-        with open_recording(self.edf) as rec:  # validate before anything starts
-            self.ch_names, self.duration, self.montage = rec.ch_names, rec.duration, rec.montage
-        check_enough_channels(self.ch_names, self.edf)
+        src = source_from_spec(
+            {**self.source, "subscribe": False}
+        )  # validate before anything starts
+        try:
+            self.ch_names, self.duration, self.montage = src.ch_names, src.duration, src.montage
+            self.source_info = src.describe()
+            default_name = src.name
+        finally:
+            src.close()
+        check_enough_channels(self.ch_names, self.edf or getattr(src, "where", None))
+        self.live = self.duration is None
+        self._stop_requested = False
         model = Path(self.cfg.model)
         if not (model / "model.keras").is_file():
             raise RtEegError("model folder has no model.keras", model)
+        if (
+            self.live
+            and (self.out_dir / f"{self.name_for(default_name, name)}.index.json").exists()
+        ):
+            # A new live run starts a new time line: it must not append to an earlier one's parts.
+            raise RtEegError(f"a live run named {self.name_for(default_name, name)!r} already wrote "
+                             "here; use another --out or --name", self.out_dir)  # fmt: skip
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.run_dir = self.out_dir / ".run"
         self.recovered = self._claim_run_dir()
         self.endpoints, self._ipc_dir = default_endpoints(self.cfg.transport, self.cfg.endpoints)
         (self.run_dir / "ipc_dir").write_text(str(self._ipc_dir or ""))
-        self.name = self.edf.stem
+        self.name = self.name_for(default_name, name)
         self.run = {
-            "edf": str(self.edf), "out_dir": str(self.out_dir), "run_dir": str(self.run_dir),
+            "edf": str(self.edf) if self.edf else None, "source": self.source,
+            "out_dir": str(self.out_dir), "run_dir": str(self.run_dir),
             "name": self.name, "speed": speed, "model": str(model), "config": self.cfg.to_dict(),
             "endpoints": self.endpoints, "ch_names": self.ch_names, "duration": self.duration,
-            "montage": self.montage,
+            "montage": self.montage, "rotate_s": float(rotate_s), "stop_after_s": stop_after_s,
         }  # fmt: skip
         self.run_json = self.run_dir / "run.json"
         self.run_json.write_text(json.dumps(self.run, indent=2))
@@ -141,6 +165,7 @@ class Supervisor:
         self.malformed_control = 0
         self.stop_signal: int | None = None
         self.gave_up: str | None = None
+        self.failed_starts: dict[str, int] = {}
         self.outputs_by = "postprocess"
 
     def _claim_run_dir(self) -> dict | None:
@@ -169,6 +194,11 @@ class Supervisor:
         self.run_dir.mkdir()
         lock.write_text(str(os.getpid()))
         return recovered
+
+    @staticmethod
+    def name_for(default_name: str, name: str | None) -> str:
+        """Output stem: ``name``, or the source's name made safe for a file name."""
+        return name or "".join(c if c.isalnum() or c in "-_." else "_" for c in default_name)
 
     # -- processes ------------------------------------------------------------------------
     def _spawn(self, stage: str) -> None:
@@ -224,7 +254,9 @@ class Supervisor:
             proc.kill()
             proc.wait(5)
         self.incarnation[stage] += 1
-        self.ready.discard(stage)  # heartbeats are expected again only once it is ready
+        # Not "ready" again until it says so (TensorFlow's import, a live source finding its
+        # stream): silence is only a failure once a stage is running.
+        self.ready.discard(stage)
         self.restarts.append({"stage": stage, "reason": reason, "wall_time": time.time(),
                               "incarnation": self.incarnation[stage]})  # fmt: skip
         log.warning("restarting %s (%s)", stage, reason)
@@ -268,10 +300,16 @@ class Supervisor:
                 self._spawn_monitor()
             deadline_ready = time.monotonic() + self.cfg.ready_timeout_s
             while "postprocess" not in self.done:
+                stop_now = False
                 if signals and self.stop_signal is None:
                     self.stop_signal = signals[0]
                     log.warning("%s: stopping the source; outputs will be flushed",
                                 signal.Signals(self.stop_signal).name)  # fmt: skip
+                    stop_now = True
+                if self._stop_requested is True and go_sent:  # request_stop()
+                    self._stop_requested = "sent"
+                    stop_now = True
+                if stop_now and stop_deadline is None:
                     cmd.send(json.dumps({"cmd": "stop"}).encode())
                     stop_deadline = time.monotonic() + STOP_TIMEOUT_S
                     if not go_sent:
@@ -301,7 +339,9 @@ class Supervisor:
                 signal.signal(sig, handler)
             if not go_sent:  # nothing to write: the folder is free again
                 (self.run_dir / LOCK).unlink(missing_ok=True)
-        if "postprocess" not in self.done:  # a stop always leaves outputs (all na before go)
+        if "postprocess" not in self.done and not self.live:
+            # A stop always leaves outputs (all na before go). A live run's rotating parts
+            # are written as decisions are made, so they are already on disk.
             self._outputs_from_journal()
         metrics = self.metrics(self.stop_signal is not None)
         write_json_atomic(self.out_dir / "metrics.json", metrics)
@@ -347,8 +387,10 @@ class Supervisor:
             self.last_seen[stage] = time.monotonic()
             if msg.header.get("error"):
                 self.errors.append({"stage": stage, "error": msg.header["error"]})
+                self.on_event("error", stage, msg.header["error"])
             if kind == "ready":
                 self.ready.add(stage)
+                self.failed_starts[stage] = 0
                 self.on_event("ready", stage, None)
             elif kind == "heartbeat":
                 self.on_event("heartbeat", stage, msg.header.get("stats"))
@@ -377,7 +419,7 @@ class Supervisor:
                     raise RtEegError(
                         f"{stage} stage failed to start: {(reported or [self._last_log_line(stage)])[-1]}"
                     )
-                if stage == "source":
+                if stage == "source" and not self.live:
                     self._end_stream_for_source(proc.returncode)
                     continue
                 self._restart_or_give_up(stage, f"exited with code {proc.returncode}")
@@ -389,13 +431,22 @@ class Supervisor:
                 )
 
     def _restart_or_give_up(self, stage: str, reason: str) -> None:
-        if self.incarnation[stage] >= MAX_RESTARTS:
+        # Restarts in a row that never got the stage running (ready) again: a stage that
+        # cannot start is not transient. One that runs between failures (a flaky live stream
+        # over days) is restarted every time.
+        self.failed_starts[stage] = self.failed_starts.get(stage, 0) + 1
+        if self.failed_starts[stage] > MAX_RESTARTS:
             self.gave_up = stage
             self.errors.append({"stage": stage, "error": f"{reason} after {MAX_RESTARTS} restarts; "
                                 "the run ends here and the rest is not analysed"})  # fmt: skip
             log.error("%s: %s after %d restarts; ending the run", stage, reason, MAX_RESTARTS)
             return
         self.restart(stage, reason)
+
+    def request_stop(self) -> None:
+        """Ask the source to stop (as Ctrl-C does); the run then flushes and ends. Safe to
+        call from ``on_event``."""
+        self._stop_requested = True
 
     def _end_stream_for_source(self, returncode: int) -> None:
         """The source died mid-stream. It cannot resume at the right sample, so the run ends
@@ -481,8 +532,8 @@ class Supervisor:
                          "to_t": self.duration, "reason": "source died"})  # fmt: skip
         monitor_stats = self._monitor_stats()
         return {
-            "recording": str(self.edf),
-            "duration_s": self.duration,
+            "recording": str(self.edf) if self.edf else self.source_info,
+            "duration_s": self.duration if not self.live else source.get("t_end"),
             "launch_wall_time": round(self.t_launch, 3),
             "speed": self.speed if self.speed else "max",
             "interrupted": interrupted,

@@ -240,7 +240,14 @@ class Receiver:
         if t0 is not None and nxt is not None and t0 < nxt - 1e-3:
             raise MessageError(f"t0 {t0:g} from {key[0]} goes back (expected {nxt:g})")
         ref = nxt if nxt is not None else self.start_t
-        if t0 is not None and ref is not None and self.expect is not None:
+        # A live source flags a real outage (of any length) with ``reset``; only an unflagged
+        # jump is bounded.
+        if (
+            t0 is not None
+            and ref is not None
+            and self.expect is not None
+            and not msg.header.get("reset")
+        ):
             if t0 > ref + self.expect.max_jump_s:
                 raise MessageError(f"t0 {t0:g} from {key[0]} jumps ahead of {ref:g}")
         if exp is not None and msg.seq != exp:
