@@ -516,6 +516,7 @@ class PostprocessStage(RelayStage):
         self.pub.send("decision", header, np.asarray(probs, np.float32), block=False)
         if self.first_decision_wall is None:
             self.first_decision_wall = now
+            self.ctl.stats["first_decision_wall"] = now  # heartbeats carry it past a restart
         if d.label != "na":
             self.latency_ms.append((now - t_emit) * 1000)
 

@@ -513,6 +513,12 @@ class Supervisor:
         source = self.done.get("source", {})
         # The first decision ever (the journal survives postprocessor restarts).
         decisions, first = read_journal(self.run_dir / "decisions.jsonl")
+        if first is None:  # a live run keeps its decisions in rotating parts, not the journal
+            walls = [st.get("first_decision_wall") for (sg, _), st in self.stats.items()
+                     if sg == "postprocess"] + [post.get("first_decision_wall")]  # fmt: skip
+            walls = [w for w in walls if isinstance(w, int | float) and not isinstance(w, bool)]
+            first = min(walls) if walls else None
+        n_decisions = len(decisions) if decisions or not self.live else post.get("n_decisions")
         # Every incarnation's counters: the final report for finished ones, else the last
         # heartbeat (a killed incarnation's malformed messages and gaps still count).
         for stage, st in self.done.items():
@@ -561,7 +567,7 @@ class Supervisor:
             "restarts": self.restarts,
             "errors": self.errors,
             "decoder_device": self.done.get("decoder", {}).get("device"),
-            "n_decisions": len(decisions),
+            "n_decisions": n_decisions,
         }
 
     def _monitor_stats(self) -> dict | None:
