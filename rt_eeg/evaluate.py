@@ -56,6 +56,12 @@ def _decoder(model_dir: str, device: str):
     return _DECODERS[key]
 
 
+def _worker_init(parent_pid: int) -> None:
+    from rt_eeg.pipeline.transport import die_with_parent
+
+    die_with_parent(parent_pid)
+
+
 def run_recording(edf: str, out_dir: str, model_dir: str, post: dict, device: str = "cpu") -> dict:
     """Detect seizures in one recording and write its outputs (a worker task).
 
@@ -155,7 +161,10 @@ def run_corpus(items: list[CorpusItem], out_dir, model_dir, *, post: Postprocess
             import multiprocessing as mp
 
             # spawn, not fork: TensorFlow is not fork-safe once initialised.
-            with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
+            # Workers die with this process (a killed evaluate must not leave workers writing
+            # into its output folder).
+            with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
+                                     initializer=_worker_init, initargs=(os.getpid(),)) as pool:  # fmt: skip
                 for fut in as_completed([pool.submit(run_recording, *a) for a in args]):
                     collect(fut.result())
     finally:

@@ -109,3 +109,35 @@ def test_sweep_and_latency_helpers():
     assert result["sensitivity"] == 100 and result["fa_per_24h"] == 0 and len(trials) > 20
     hyp = Annotation(None, [Event(102.0, 170.0, "seiz")], 300.0)
     assert onset_latencies([(ref, hyp)], delay_s=0.5) == [pytest.approx(3.5)]
+
+
+@pytest.mark.timeout(300)
+def test_killed_evaluate_leaves_no_worker_behind(corpus, model_dir, tmp_path):
+    """SIGKILL of `rt-eeg evaluate` takes its worker processes with it (a surviving worker
+    would go on writing into the output folder)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rt_eeg.cli", "evaluate", "--corpus", str(corpus), "--split",
+         "eval", "--model", str(model_dir), "--out", str(tmp_path / "ev"), "--workers", "2",
+         "--quiet"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    parent = psutil.Process(proc.pid)
+    deadline = time.monotonic() + 200
+    workers: list = []
+    while time.monotonic() < deadline and proc.poll() is None:
+        workers = [p for p in parent.children(recursive=True) if "spawn_main" in " ".join(p.cmdline())]
+        if len(workers) >= 2:
+            break
+        time.sleep(0.2)
+    assert len(workers) >= 2, "the workers never started"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    gone, alive = psutil.wait_procs(workers, timeout=30)
+    assert not alive, f"workers survived: {[p.pid for p in alive]}"
