@@ -241,7 +241,12 @@ def polyspike_wave(phi: np.ndarray, n_spikes: int) -> np.ndarray:
 
 def render_family(sz, sfreq: float) -> tuple[np.ndarray, np.ndarray]:
     """Render a family seizure: same contract as :meth:`rt_eeg.sim.seizures.Seizure.render`."""
-    from rt_eeg.sim.seizures import _coherent_noise, rhythmic_wave, spike_wave
+    from rt_eeg.sim.seizures import (
+        _coherent_noise,
+        postictal_slowing,
+        rhythmic_wave,
+        spike_wave,
+    )
 
     rng = np.random.default_rng(sz.seed)
     P = sz.params
@@ -251,7 +256,6 @@ def render_family(sz, sfreq: float) -> tuple[np.ndarray, np.ndarray]:
     t = np.arange(n) / sfreq
     u = np.clip(t / D, 0.0, 1.0)
     cols = np.flatnonzero(np.asarray(sz.weights) > 0)
-    k = len(cols)
     w = np.asarray(sz.weights)[cols]
     rec = np.asarray(sz.recruit)[cols]
     dly = np.asarray(sz.delays)[cols]
@@ -308,13 +312,7 @@ def render_family(sz, sfreq: float) -> tuple[np.ndarray, np.ndarray]:
         out[:n, emg] += (m * mw[None, :]).astype(np.float32)
 
     if n_post > 0:  # post-ictal slowing over the involved field, decaying
-        tp = np.arange(n_post) / sfreq
-        decay = np.exp(-tp / max(sz.postictal_s / 3.0, 1.0))
-        delta_uv = rng.uniform(20.0, 60.0) * (0.4 if sz.subtle else 1.0)
-        src = _band_noise(rng, n_post, 3, 0.5, 2.5, sfreq)
-        mix = rng.uniform(0.3, 1.0, (3, k)) * w[None, :]
-        mix /= np.sqrt((mix**2).sum(axis=0, keepdims=True))
-        out[n:, cols] += ((delta_uv * decay)[:, None] * (src @ mix)).astype(np.float32)
+        out[n:, cols] += postictal_slowing(sz, rng, n_post, w, sfreq)
 
     # background gain on the control grid: replaced during the discharge, suppressed after
     m = int(math.ceil((D + sz.postictal_s) * CTRL_SFREQ)) + 2

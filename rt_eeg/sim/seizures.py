@@ -438,6 +438,31 @@ def _coherent_noise(
     return out
 
 
+def postictal_slowing(sz, rng, n_post: int, w: np.ndarray, sfreq: float) -> np.ndarray:
+    """Decaying post-ictal delta over the involved field.
+
+    Parameters
+    ----------
+    sz : Seizure
+    rng : np.random.Generator
+    n_post : int
+        Samples of the post-ictal period.
+    w : ndarray, shape (k,)
+        Weights of the involved electrodes.
+
+    Returns
+    -------
+    slowing : ndarray of float32, shape (n_post, k)
+    """
+    tp = np.arange(n_post) / sfreq
+    decay = np.exp(-tp / max(sz.postictal_s / 3.0, 1.0))
+    delta_uv = rng.uniform(20.0, 60.0) * (0.4 if sz.subtle else 1.0)
+    src = _band_noise(rng, n_post, 3, 0.5, 2.5, sfreq)
+    mix = rng.uniform(0.3, 1.0, (3, len(w))) * w[None, :]
+    mix /= np.sqrt((mix**2).sum(axis=0, keepdims=True))
+    return ((delta_uv * decay)[:, None] * (src @ mix)).astype(np.float32)
+
+
 def _render(sz: Seizure, sfreq: float) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(sz.seed)
     P = sz.params
@@ -544,13 +569,7 @@ def _render(sz: Seizure, sfreq: float) -> tuple[np.ndarray, np.ndarray]:
 
     # post-ictal slowing: regional (focal) or diffuse delta, decaying
     if n_post > 0 and sz.kind != "absence":
-        tp = np.arange(n_post) / sfreq
-        decay = np.exp(-tp / max(sz.postictal_s / 3.0, 1.0))
-        delta_uv = rng.uniform(20.0, 60.0) * (0.4 if sz.subtle else 1.0)
-        src = _band_noise(rng, n_post, 3, 0.5, 2.5, sfreq)
-        mix = rng.uniform(0.3, 1.0, (3, k)) * w[None, :]
-        mix /= np.sqrt((mix**2).sum(axis=0, keepdims=True))
-        out[n_sz:, cols] += ((delta_uv * decay)[:, None] * (src @ mix)).astype(np.float32)
+        out[n_sz:, cols] += postictal_slowing(sz, rng, n_post, w, sfreq)
 
     # background gain on the control grid: replaced during the discharge, suppressed after
     m = int(math.ceil((D + sz.postictal_s) * CTRL_SFREQ)) + 2
