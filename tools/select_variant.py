@@ -40,7 +40,6 @@ def main(argv=None) -> int:
     ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
     ap.add_argument("--keep", action="store_true", help="keep the variants/ folder")
     args = ap.parse_args(argv)
-    sys.argv = [sys.argv[0]]
     import real_checks  # tools/ is on sys.path as the script's folder
 
     model = Path(args.model)
