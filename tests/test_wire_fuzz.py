@@ -30,7 +30,8 @@ json_values = st.recursive(
     max_leaves=12,
 )  # fmt: skip
 KEYS = ["v", "kind", "seq", "stream", "incarnation", "t0", "t_emit", "shape", "dtype", "reset",
-        "stats", "error", "sfreq", "ch_names", "score", "channels", "label"]  # fmt: skip
+        "stats", "error", "sfreq", "ch_names", "score", "channels", "label", "beds", "alarms",
+        "alarm"]  # fmt: skip
 GOOD = {"v": 1, "kind": "data", "seq": 3, "stream": "source", "t0": 1.0, "t_emit": 1.0}
 
 
@@ -44,8 +45,10 @@ def _decode_or_reject(parts) -> None:
     finally:
         assert time.perf_counter() - t0 < 0.5
     assert msg.topic and isinstance(msg.header, dict)
-    if msg.kind == "data":
+    if msg.kind in ("data", "ward_status", "alarm"):
         assert msg.payload.nbytes == len(parts[2]) and np.isfinite(msg.payload).all()
+    if msg.kind == "ward_status":
+        assert msg.payload.ndim == 2 and len(msg.payload) == len(msg.header["beds"])
 
 
 @FUZZ
@@ -56,7 +59,7 @@ def test_decode_random_frames(parts):
 
 @FUZZ
 @given(
-    st.sampled_from(["signal", "features", "probs", "decision", "control", "x"]),
+    st.sampled_from(["signal", "features", "probs", "decision", "control", "ward", "alarm", "x"]),
     st.dictionaries(st.sampled_from(KEYS), json_values, max_size=6),
     st.binary(max_size=64),
 )
@@ -70,6 +73,92 @@ def test_decode_headers_with_wrong_types_in_every_field(topic, fields, body):
 def test_decode_declared_shapes(shape, n_bytes):
     header = json.dumps({**GOOD, "shape": shape, "dtype": "float32"}).encode()
     _decode_or_reject([b"signal", header, b"\0" * n_bytes])
+
+
+# -- ward kinds: ward_status (beds + alarms + traces) and alarm --------------------------------
+BED = {"name": "bed1", "state": "SEIZ", "confidence": 0.8, "signal_time": 10.0, "since_data_s": 0.2,
+       "seiz_onset": 2.0, "seiz_duration_s": 8.0, "alarm": "A1", "detail": "",
+       "monitor": {"signal": "ipc:///tmp/s", "decision": "ipc:///tmp/d"}}  # fmt: skip
+ALARM = {"id": "A1", "bed": "bed1", "onset": 2.0, "wall": 1.7e9, "channels": ["T3-T5"],
+         "confidence": 0.8, "state": "active", "acknowledged_by": None, "acknowledged_at": None}  # fmt: skip
+
+
+@FUZZ
+@given(
+    st.sampled_from(["beds", "alarms"]),
+    st.sampled_from(sorted(BED) + sorted(ALARM)),
+    json_values,
+    st.integers(0, 3),
+    st.sampled_from(["ward", "alarm", "signal"]),
+)
+def test_decode_ward_records_with_wrong_types_in_every_field(where, key, value, n_rows, topic):
+    beds, alarms = [dict(BED)], [dict(ALARM)]
+    (beds if where == "beds" else alarms)[0][key] = value
+    header = {"v": 1, "kind": "ward_status", "seq": 0, "stream": "ward", "t0": 1.7e9,
+              "shape": [n_rows, 4], "dtype": "float32", "beds": beds, "alarms": alarms}  # fmt: skip
+    _decode_or_reject([topic.encode(), json.dumps(header, allow_nan=True).encode(), b"\0" * 16])
+    alarm = {
+        "v": 1,
+        "kind": "alarm",
+        "seq": 0,
+        "shape": [0],
+        "dtype": "float32",
+        "alarm": alarms[0],
+    }
+    _decode_or_reject([topic.encode(), json.dumps(alarm, allow_nan=True).encode(), b""])
+
+
+@pytest.mark.parametrize(
+    "header, body",
+    [
+        ({"kind": "ward_status", "t0": 1.0, "shape": [2, 4], "beds": [BED], "alarms": []}, 32),
+        ({"kind": "ward_status", "t0": 1.0, "shape": [1, 4], "beds": [BED, BED], "alarms": []}, 16),
+        ({"kind": "ward_status", "t0": 1.0, "shape": [2, 2], "beds": [BED, BED], "alarms": []}, 16),
+        ({"kind": "ward_status", "t0": 1.0, "shape": [4], "beds": [BED], "alarms": []}, 16),
+        ({"kind": "ward_status", "t0": 1.0, "shape": [1, 4], "alarms": []}, 16),
+        ({"kind": "ward_status", "shape": [1, 4], "beds": [BED], "alarms": []}, 16),
+        (
+            {"kind": "ward_status", "t0": 1.0, "shape": [1, 4], "beds": [BED] * 300, "alarms": []},
+            16,
+        ),
+        ({"kind": "alarm", "shape": [0], "alarm": ALARM}, 4),
+        ({"kind": "alarm", "shape": [0]}, 0),
+        ({"kind": "alarm", "alarm": ALARM}, 0),
+        ({"kind": "alarm", "shape": [0], "alarm": {**ALARM, "state": "snoozed"}}, 0),
+        ({"kind": "alarm", "shape": [0], "alarm": [ALARM]}, 0),
+    ],
+    ids=[
+        "rows>beds",
+        "beds>rows",
+        "dup-names",
+        "1-d",
+        "no-beds",
+        "no-t0",
+        "300-beds",
+        "alarm-payload",
+        "no-alarm",
+        "no-shape",
+        "bad-state",
+        "alarm-list",
+    ],  # fmt: skip
+)
+def test_malformed_ward_messages_are_rejected(header, body):
+    topic = b"alarm" if header["kind"] == "alarm" else b"ward"
+    h = {"v": 1, "seq": 0, "dtype": "float32", **header}
+    with pytest.raises(MessageError):
+        decode([topic, json.dumps(h).encode(), b"\0" * body])
+
+
+def test_ward_kinds_only_on_their_topics():
+    status = encode("ward", {"kind": "ward_status", "seq": 0, "t0": 1.0, "beds": [BED],
+                             "alarms": [ALARM]}, np.ones((1, 250), np.float32))  # fmt: skip
+    assert decode(status).payload.shape == (1, 250)
+    alarm = encode("alarm", {"kind": "alarm", "seq": 0, "alarm": ALARM}, np.zeros(0, np.float32))
+    assert decode(alarm).header["alarm"] == ALARM
+    for parts in (status, alarm):
+        for topic in (b"signal", b"decision", b"control", b"ward" if parts is alarm else b"alarm"):
+            with pytest.raises(MessageError, match="on topic"):
+                decode([topic, *parts[1:]])
 
 
 # The crafted messages of issues #15 and #13, each a regression test.

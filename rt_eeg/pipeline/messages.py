@@ -13,6 +13,12 @@ the type of every known key, shape against payload length, finite numbers) and r
 :class:`MessageError` (never anything else) for a malformed message. What needs the stream's
 context (channel count, sequence order, t0 against the recording) is checked by
 :class:`Expect`, which the receivers apply after :func:`decode`.
+
+The ward service adds two kinds, each on its own topic: ``ward_status`` (topic ``ward``: the
+header lists every bed and the alarms to show, the payload is one trace row per bed,
+``(n_beds, n_trace)``) and ``alarm`` (topic ``alarm``: one alarm record under ``alarm``, an
+empty payload of shape ``[0]``). Their records are checked key by key (:data:`BED_FIELDS`,
+:data:`ALARM_FIELDS`); :mod:`rt_eeg.ward.status` builds and reads them.
 """
 
 from __future__ import annotations
@@ -24,8 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 VERSION = 1
-KINDS = frozenset({"data", "eos", "heartbeat", "ready"})
-TOPICS = frozenset({"signal", "features", "probs", "decision", "control"})
+KINDS = frozenset({"data", "eos", "heartbeat", "ready", "ward_status", "alarm"})
+TOPICS = frozenset({"signal", "features", "probs", "decision", "control", "ward", "alarm"})
 #: Kinds allowed per topic: the control line carries no data; on the display topics a
 #: heartbeat carries a source or disk ``status`` for the monitor; detection topics carry data.
 TOPIC_KINDS = {
@@ -34,12 +40,20 @@ TOPIC_KINDS = {
     "decision": frozenset({"data", "eos", "heartbeat"}),
     "features": frozenset({"data", "eos"}),
     "probs": frozenset({"data", "eos"}),
+    "ward": frozenset({"ward_status"}),
+    "alarm": frozenset({"alarm"}),
 }
+#: Kinds whose payload is a float32 array described by ``shape`` (the others carry none,
+#: except ``alarm``, whose payload is empty with shape ``[0]``).
+PAYLOAD_KINDS = frozenset({"data", "ward_status"})
 MAX_PAYLOAD_BYTES = 64 << 20
 MAX_HEADER_BYTES = 64 << 10
 MAX_JSON_DEPTH = 8
 MAX_NDIM = 4
 MAX_STRING = 4096
+MAX_BEDS = 256
+MAX_ALARMS = 256
+BED_STATES = ("STARTING", "NO DATA", "STALE", "BCKG", "SEIZ", "PAUSED", "ERROR")
 
 
 class MessageError(ValueError):
@@ -60,6 +74,67 @@ def _is_str(x) -> bool:
 
 def _str_list(x) -> bool:
     return isinstance(x, list) and len(x) <= 1024 and all(_is_str(s) for s in x)
+
+
+def _opt_num(x) -> bool:
+    return x is None or _is_num(x)
+
+
+def _name(x) -> bool:
+    return isinstance(x, str) and 0 < len(x) <= 64
+
+
+def _monitor(x) -> bool:
+    return x is None or (
+        isinstance(x, dict) and all(_is_str(x.get(k)) for k in ("signal", "decision"))
+    )
+
+
+#: The keys of one bed in a ``ward_status`` header (all required; see the ward contract).
+BED_FIELDS = {
+    "name": _name,
+    "state": lambda x: x in BED_STATES,
+    "confidence": lambda x: x is None or (_is_num(x) and 0 <= x <= 1),
+    "signal_time": _opt_num,
+    "since_data_s": lambda x: x is None or (_is_num(x) and x >= 0),
+    "seiz_onset": _opt_num,
+    "seiz_duration_s": lambda x: x is None or (_is_num(x) and x >= 0),
+    "alarm": lambda x: x is None or _name(x),
+    "detail": lambda x: isinstance(x, str) and len(x) <= 200,
+    "monitor": _monitor,
+}
+#: The keys of one alarm record (all required; extra keys such as ``ended_at`` are allowed).
+ALARM_FIELDS = {
+    "id": _name,
+    "bed": _name,
+    "onset": _is_num,
+    "wall": lambda x: _is_num(x) and x >= 0,
+    "channels": _str_list,
+    "confidence": lambda x: _is_num(x) and 0 <= x <= 1,
+    "state": lambda x: x in ("active", "ended"),
+    "acknowledged_by": lambda x: x is None or (isinstance(x, str) and 0 < len(x) <= 64),
+    "acknowledged_at": _opt_num,
+}
+
+
+def record_problem(rec, fields: dict) -> str | None:
+    """What is wrong with one bed or alarm record, or None when it passes ``fields``."""
+    if not isinstance(rec, dict):
+        return "is not an object"
+    for key, ok in fields.items():
+        if key not in rec:
+            return f"has no {key}"
+        if not ok(rec[key]):
+            return f"has a bad {key}: {str(rec[key])[:60]!r}"
+    return None
+
+
+def _records(x, fields: dict, limit: int) -> bool:
+    return (
+        isinstance(x, list)
+        and len(x) <= limit
+        and all(record_problem(r, fields) is None for r in x)
+    )
 
 
 #: Every key a header may carry, with the check its value must pass. Unknown keys are
@@ -92,12 +167,16 @@ FIELDS = {
     "channels": _str_list,
     "status": _is_str,
     "t_end": lambda x: x is None or (_is_num(x) and x >= 0),
+    "beds": lambda x: _records(x, BED_FIELDS, MAX_BEDS),
+    "alarms": lambda x: _records(x, ALARM_FIELDS, MAX_ALARMS),
+    "alarm": lambda x: record_problem(x, ALARM_FIELDS) is None,
 }
 
 
 @dataclass
 class Message:
-    """A decoded message. ``payload`` is None for control kinds (eos, heartbeat, ready)."""
+    """A decoded message. ``payload`` is None for control kinds (eos, heartbeat, ready) and
+    empty for ``alarm``."""
 
     topic: str
     header: dict
@@ -151,6 +230,21 @@ def _depth(obj, limit: int) -> int:
     return deepest
 
 
+def _why(key: str, value) -> str:
+    """The first bad record of a ``beds``/``alarms``/``alarm`` value, else the value."""
+    fields = {"beds": BED_FIELDS, "alarms": ALARM_FIELDS}.get(key)
+    if fields is not None and isinstance(value, list):
+        if len(value) > (MAX_BEDS if key == "beds" else MAX_ALARMS):
+            return f"{len(value)} records"
+        for i, rec in enumerate(value):
+            problem = record_problem(rec, fields)
+            if problem:
+                return f"record {i} {problem}"
+    if key == "alarm":
+        return f"record {record_problem(value, ALARM_FIELDS)}"
+    return repr(str(value)[:60])
+
+
 def _header(header_b: bytes) -> dict:
     if len(header_b) > MAX_HEADER_BYTES:
         raise MessageError(f"header of {len(header_b)} bytes exceeds {MAX_HEADER_BYTES}")
@@ -168,7 +262,7 @@ def _header(header_b: bytes) -> dict:
         raise MessageError(f"header JSON nested deeper than {MAX_JSON_DEPTH}")
     for key, ok in FIELDS.items():
         if key in header and not ok(header[key]):
-            raise MessageError(f"bad {key}: {str(header[key])[:60]!r}")
+            raise MessageError(f"bad {key}: {_why(key, header[key])}")
     for key in ("v", "kind", "seq"):
         if key not in header:
             raise MessageError(f"header without {key}")
@@ -200,15 +294,27 @@ def decode(parts: list[bytes]) -> Message:
     kind = header["kind"]
     if kind not in TOPIC_KINDS[topic]:
         raise MessageError(f"{kind} message on topic {topic}")
-    if kind != "data":
+    if kind == "alarm":
+        if body or header.get("shape") != [0] or "alarm" not in header:
+            raise MessageError("alarm message needs an alarm record and an empty [0] payload")
+        return Message(topic, header, np.zeros(0, np.float32))
+    if kind not in PAYLOAD_KINDS:
         if body:
             raise MessageError(f"{kind} message carries a payload")
         return Message(topic, header, None)
     shape = header.get("shape")
     if header.get("dtype") != "float32" or shape is None:
-        raise MessageError("data message without a float32 shape")
+        raise MessageError(f"{kind} message without a float32 shape")
     if "t0" not in header:
-        raise MessageError("data message without t0")
+        raise MessageError(f"{kind} message without t0")
+    if kind == "ward_status":
+        beds = header.get("beds")
+        if beds is None or "alarms" not in header:
+            raise MessageError("ward_status message without beds or alarms")
+        if len(shape) != 2 or shape[0] != len(beds):
+            raise MessageError(f"ward_status payload shape {shape} does not fit {len(beds)} beds")
+        if len({b["name"] for b in beds}) != len(beds):
+            raise MessageError("ward_status names a bed twice")
     n = 4
     for s in shape:  # Python ints: a declared [2**62, 4] cannot wrap around to 0
         if s > MAX_PAYLOAD_BYTES // 4:  # nor [0, 2**61] pass as empty and fail in reshape
