@@ -1,0 +1,548 @@
+"""The ward overview window: one tile per bed, an alarm banner, one glance for the whole ward.
+
+Transport-free: :class:`WardOverview` is fed ward statuses (:meth:`WardOverview.set_status`)
+and alarm updates by :class:`~rt_eeg.ward.overview_feed.WardFeed` (or by tests directly);
+an Acknowledge button calls ``on_ack(alarm_id)`` and a click on a tile calls
+``on_open_bed(bed)``, both plain callbacks.
+
+Layout, top to bottom:
+
+- a **no-connection bar** ("NO CONNECTION TO SERVICE") when no status has arrived for
+  :data:`~rt_eeg.ward.overview_model.STATUS_STALE_S` seconds; the tiles then turn grey and
+  show the last state with a question mark;
+- the **alarm banner** (red) listing every alarm nobody has acknowledged, active or ended:
+  bed, time raised, onset (signal time), how long, confidence, channels, and an
+  "Acknowledge" button; it disappears when all are acknowledged;
+- the **grid** of bed tiles, sized to the number of beds (:func:`grid_shape`): name, state in
+  words and colour (SEIZURE red, BCKG green, STALE amber, NO DATA / STARTING grey, PAUSED
+  blue, ERROR purple with its detail), confidence and seizure duration, time since the last
+  data, and the bed's trace of the last 10 s. A bed with an unacknowledged alarm gets a thick
+  yellow frame;
+- a status line (beds, seizures, status age, acknowledging user, the last problem).
+
+:func:`add_overview_arguments` and :func:`run_overview` are the ``rt-eeg ward overview``
+entry point.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import logging
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from pyqtgraph.Qt import QtCore, QtGui, QtWidgets
+
+from rt_eeg.errors import RtEegError
+from rt_eeg.io.atomic import atomic_path
+from rt_eeg.ward.overview_model import (
+    STATUS_STALE_S,
+    TileView,
+    alarm_row,
+    format_age,
+    grid_shape,
+    monitor_argv,
+    tile_view,
+)
+
+log = logging.getLogger(__name__)
+Qt = QtCore.Qt
+
+WINDOW_RGB = (30, 32, 36)
+BANNER_STYLE = "background:#d7191c;color:white;border:3px solid #7a0000;border-radius:4px"
+NO_CONNECTION_STYLE = (
+    "background:#ffd21f;color:black;font-size:26pt;font-weight:bold;padding:8px;"
+    "border:3px solid #7a5c00"
+)
+
+
+def _qc(rgb, alpha: int = 255) -> QtGui.QColor:
+    return QtGui.QColor(int(rgb[0]), int(rgb[1]), int(rgb[2]), alpha)
+
+
+class BedTile(QtWidgets.QWidget):
+    """One bed: painted by hand (cheap for 32+ tiles at once); a click opens its monitor."""
+
+    def __init__(self, name: str, on_click: Callable[[str], None], parent=None):
+        super().__init__(parent)
+        self.name = name
+        self.view = TileView(name, "NO DATA", (), (96, 102, 112), (255, 255, 255))
+        self.trace = np.zeros(0, np.float32)
+        self._on_click = on_click
+        self.setCursor(QtGui.QCursor(Qt.CursorShape.PointingHandCursor))
+        self.setMinimumSize(120, 90)
+        self.setToolTip(f"{name}: click to open its monitor")
+
+    def set_view(self, view: TileView, trace: np.ndarray) -> None:
+        self.view, self.trace = view, trace
+        self.update()
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802 (Qt naming)
+        if event.button() == Qt.MouseButton.LeftButton:
+            self._on_click(self.name)
+
+    def paintEvent(self, event) -> None:  # noqa: N802
+        v, w, h = self.view, self.width(), self.height()
+        p = QtGui.QPainter(self)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        rect = QtCore.QRectF(3, 3, w - 6, h - 6)
+        p.setBrush(_qc(v.bg))
+        if v.alarm:
+            p.setPen(QtGui.QPen(_qc((255, 210, 31)), 6))
+        else:
+            p.setPen(Qt.PenStyle.NoPen)
+        p.drawRoundedRect(rect, 8, 8)
+        pad = max(6.0, w * 0.04)
+        inner = rect.adjusted(pad, pad * 0.6, -pad, -pad * 0.6)
+        y = inner.top()
+        fg = _qc(v.fg)
+        for text, frac, bold in [(v.name, 0.095, True), (v.state, 0.16, True)]:
+            y = self._text(p, text, inner, y, max(11.0, h * frac), bold, fg)
+        for i, line in enumerate(v.lines):  # the first line (confidence, duration) is larger
+            y = self._text(
+                p, line, inner, y, max(10.0, h * (0.088 if i == 0 else 0.07)), i == 0, fg
+            )
+        trace_box = QtCore.QRectF(inner.left(), max(y + 2, inner.top() + inner.height() * 0.62),
+                                  inner.width(), 0)  # fmt: skip
+        trace_box.setBottom(inner.bottom())
+        self._trace(p, trace_box, fg)
+        p.end()
+
+    @staticmethod
+    def _text(p, text: str, box: QtCore.QRectF, y: float, px: float, bold: bool, colour) -> float:
+        """Draw ``text`` from ``y`` down, wrapped onto two lines at most; returns the next y."""
+        font = QtGui.QFont()
+        font.setPixelSize(int(px))
+        font.setBold(bold)
+        p.setFont(font)
+        p.setPen(colour)
+        fm = QtGui.QFontMetrics(font)
+        width = int(box.width())
+        if fm.horizontalAdvance(text) <= width:
+            lines = [text]
+        else:  # break at the last space that fits, elide what the second line cannot hold
+            cut = len(text)
+            while cut > 0 and fm.horizontalAdvance(text[:cut]) > width:
+                cut = text.rfind(" ", 0, cut)
+            cut = cut if cut > 0 else 1
+            rest = text[cut:].strip()
+            lines = [text[:cut], fm.elidedText(rest, Qt.TextElideMode.ElideRight, width)]
+        for line in lines:
+            shown = fm.elidedText(line, Qt.TextElideMode.ElideRight, width)
+            p.drawText(QtCore.QPointF(box.left(), y + fm.ascent()), shown)
+            y += fm.height()
+        return y
+
+    def _trace(self, p, box: QtCore.QRectF, colour) -> None:
+        x = self.trace
+        if x.size < 2 or box.height() < 8:
+            return
+        centred = x - np.median(x)
+        scale = float(np.percentile(np.abs(centred), 98))
+        if scale <= 0:  # no data: a flat, faint line where the trace would be
+            centred, scale, colour = np.zeros_like(centred), 1.0, _qc(self.view.fg, 90)
+        ys = box.center().y() - np.clip(centred / scale, -1.2, 1.2) * box.height() * 0.42
+        xs = box.left() + np.linspace(0, box.width(), x.size)
+        poly = QtGui.QPolygonF(
+            [QtCore.QPointF(float(a), float(b)) for a, b in zip(xs, ys, strict=True)]
+        )
+        p.setPen(QtGui.QPen(colour, 1.4))
+        p.drawPolyline(poly)
+
+
+class AlarmBanner(QtWidgets.QFrame):
+    """Red banner listing unacknowledged alarms, each with an Acknowledge button."""
+
+    def __init__(self, on_ack: Callable[[str], None], parent=None):
+        super().__init__(parent)
+        self.setStyleSheet(BANNER_STYLE)
+        self._on_ack = on_ack
+        self._layout = QtWidgets.QVBoxLayout(self)
+        self._layout.setContentsMargins(10, 6, 10, 6)
+        self._layout.setSpacing(4)
+        self.title = QtWidgets.QLabel()
+        self.title.setStyleSheet("border:none;font-size:20pt;font-weight:bold")
+        self._layout.addWidget(self.title)
+        self.rows: dict[str, tuple[QtWidgets.QLabel, QtWidgets.QPushButton]] = {}
+        self.hide()
+
+    @property
+    def buttons(self) -> dict[str, QtWidgets.QPushButton]:
+        """Acknowledge button per alarm id shown."""
+        return {k: b for k, (_, b) in self.rows.items()}
+
+    def set_alarms(self, alarms: list[dict], now_wall: float, pending: dict[str, str],
+                   connected: bool) -> None:  # fmt: skip
+        """Show ``alarms`` (unacknowledged, oldest first); ``pending``: id -> button text
+        while an acknowledgement is on its way."""
+        ids = [a["id"] for a in alarms]
+        if list(self.rows) != ids:
+            for label, button in self.rows.values():
+                label.deleteLater()
+                button.deleteLater()
+            self.rows = {}
+            for aid in ids:
+                row = QtWidgets.QHBoxLayout()
+                label = QtWidgets.QLabel()
+                label.setStyleSheet("border:none;font-size:14pt")
+                button = QtWidgets.QPushButton("Acknowledge")
+                button.setStyleSheet(
+                    "QPushButton{background:white;color:#7a0000;font-size:14pt;font-weight:bold;"
+                    "border:2px solid #7a0000;border-radius:4px;padding:4px 18px}"
+                    "QPushButton:disabled{background:#f3c9c9;color:#7a4a4a}"
+                )
+                button.clicked.connect(lambda _=False, a=aid: self._on_ack(a))
+                row.addWidget(label, 1)
+                row.addWidget(button, 0)
+                self._layout.addLayout(row)
+                self.rows[aid] = (label, button)
+        for a in alarms:
+            label, button = self.rows[a["id"]]
+            label.setText(alarm_row(a, now_wall))
+            button.setText(pending.get(a["id"], "Acknowledge"))
+            button.setEnabled(connected and a["id"] not in pending)
+        n_active = sum(a["state"] == "active" for a in alarms)
+        what = "SEIZURE ALARM" if n_active else "SEIZURE ALARM (ended)"
+        self.title.setText(f"{what}: {len(alarms)} to acknowledge")
+        self.setVisible(bool(alarms))
+
+
+class WardOverview(QtWidgets.QWidget):
+    """The ward overview (see the module docstring).
+
+    Parameters
+    ----------
+    on_open_bed : callable, optional
+        ``on_open_bed(bed)`` with the BED record of a clicked tile.
+    on_ack : callable, optional
+        ``on_ack(alarm_id)`` when an Acknowledge button is pressed (set by the feed).
+    user : str
+        Shown in the status line (who acknowledges).
+    clock, monotonic : callable
+        Wall clock (alarm ages) and monotonic clock (status age), injectable for tests.
+    """
+
+    def __init__(
+        self,
+        *,
+        on_open_bed: Callable[[dict], None] | None = None,
+        on_ack: Callable[[str], None] | None = None,
+        user: str = "",
+        source: str = "",
+        clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
+        refresh_ms: int = 250,
+    ):
+        super().__init__()
+        self.setWindowTitle("rt-eeg ward overview")
+        self.on_open_bed = on_open_bed
+        self.on_ack = on_ack
+        self.user = user
+        self.source = source
+        self._clock, self._mono = clock, monotonic
+        self.header: dict | None = None
+        self.traces = np.zeros((0, 0), np.float32)
+        self.received_at: float | None = None
+        self._alarms: dict[str, dict] = {}
+        self._pending: dict[str, str] = {}  # alarm id -> button text while acking
+        self.message = ""
+        self._pollers: list[Callable[[], object]] = []
+        self.tiles: dict[str, BedTile] = {}
+        self._grid_shape = (0, 0)
+
+        pal = self.palette()
+        pal.setColor(QtGui.QPalette.ColorRole.Window, _qc(WINDOW_RGB))
+        self.setPalette(pal)
+        self.setAutoFillBackground(True)
+        outer = QtWidgets.QVBoxLayout(self)
+        outer.setContentsMargins(6, 6, 6, 4)
+        outer.setSpacing(6)
+        self.no_connection = QtWidgets.QLabel()
+        self.no_connection.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.no_connection.setStyleSheet(NO_CONNECTION_STYLE)
+        outer.addWidget(self.no_connection)
+        self.banner = AlarmBanner(self._ack)
+        outer.addWidget(self.banner)
+        self._grid_box = QtWidgets.QWidget()
+        self._grid = QtWidgets.QGridLayout(self._grid_box)
+        self._grid.setContentsMargins(0, 0, 0, 0)
+        self._grid.setSpacing(4)
+        outer.addWidget(self._grid_box, 1)
+        self.status_line = QtWidgets.QLabel()
+        self.status_line.setStyleSheet("color:#d0d0d0;font-size:11pt")
+        outer.addWidget(self.status_line)
+        self._timer = QtCore.QTimer(self)
+        self._timer.setInterval(int(refresh_ms))
+        self._timer.timeout.connect(self.tick)
+        self.tick(poll=False)
+
+    # -- input -------------------------------------------------------------------------------
+
+    def add_poller(self, poll: Callable[[], object]) -> None:
+        """Call ``poll()`` at every tick (before redrawing)."""
+        self._pollers.append(poll)
+
+    def set_status(
+        self, header: dict, traces: np.ndarray, *, received_at: float | None = None
+    ) -> None:
+        """Show a ward status (decoded by :func:`rt_eeg.ward.status.decode_status`)."""
+        self.header, self.traces = header, traces
+        self.received_at = self._mono() if received_at is None else received_at
+        self._alarms = {a["id"]: a for a in header["alarms"]}
+        self._pending = {k: v for k, v in self._pending.items()
+                         if self._alarms.get(k, {}).get("acknowledged_by") is None}  # fmt: skip
+        names = [b["name"] for b in header["beds"]]
+        if names != list(self.tiles):
+            self._rebuild(names)
+        self._redraw()
+
+    def update_alarm(self, alarm: dict) -> None:
+        """An alarm changed (an ``alarm`` message): show it before the next status."""
+        self._alarms[alarm["id"]] = alarm
+        if alarm["acknowledged_by"] is not None:
+            self._pending.pop(alarm["id"], None)
+        self._redraw()
+
+    def ack_done(self, alarm_id: str, ok: bool, error: str | None) -> None:
+        """The control socket's answer to an acknowledgement."""
+        if ok:
+            if alarm_id in self._pending:
+                self._pending[alarm_id] = "Acknowledged"
+        else:
+            self._pending.pop(alarm_id, None)
+            self.message = f"acknowledging {alarm_id} failed: {error}"
+        self._redraw()
+
+    def _ack(self, alarm_id: str) -> None:
+        if self.on_ack is None:
+            self.message = "cannot acknowledge: not connected to a control socket"
+        else:
+            self._pending[alarm_id] = "Sending..."
+            self.on_ack(alarm_id)
+        self._redraw()
+
+    def _open(self, name: str) -> None:
+        bed = next((b for b in (self.header or {}).get("beds", []) if b["name"] == name), None)
+        if bed is not None and self.on_open_bed is not None:
+            self.on_open_bed(bed)
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def status_age_s(self) -> float | None:
+        """Seconds since the last status arrived (None before the first)."""
+        return None if self.received_at is None else self._mono() - self.received_at
+
+    @property
+    def connected(self) -> bool:
+        """A status arrived less than :data:`STATUS_STALE_S` seconds ago."""
+        age = self.status_age_s
+        return age is not None and age <= STATUS_STALE_S
+
+    def unacknowledged(self) -> list[dict]:
+        """Alarms shown in the banner, oldest first."""
+        alarms = [a for a in self._alarms.values() if a["acknowledged_by"] is None]
+        return sorted(alarms, key=lambda a: a["wall"])
+
+    # -- drawing -----------------------------------------------------------------------------
+
+    def _rebuild(self, names: list[str]) -> None:
+        for tile in self.tiles.values():
+            self._grid.removeWidget(tile)
+            tile.deleteLater()
+        self.tiles = {n: BedTile(n, self._open, self._grid_box) for n in names}
+        self._grid_shape = (0, 0)
+        self._place()
+
+    def _place(self) -> None:
+        # The window's size, less the banner and status line: the grid's own size lags behind.
+        shape = grid_shape(len(self.tiles), self.width(), max(100, self.height() - 110))
+        if shape == self._grid_shape:
+            return
+        old_rows, old_cols = self._grid_shape
+        self._grid_shape = rows, cols = shape
+        for i, tile in enumerate(self.tiles.values()):
+            self._grid.removeWidget(tile)
+            self._grid.addWidget(tile, i // cols, i % cols)
+        for r in range(max(rows, old_rows, self._grid.rowCount())):
+            self._grid.setRowStretch(r, 1 if r < rows else 0)
+        for c in range(max(cols, old_cols, self._grid.columnCount())):
+            self._grid.setColumnStretch(c, 1 if c < cols else 0)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        self._place()
+
+    def _redraw(self) -> None:
+        connected, age = self.connected, self.status_age_s
+        if connected:
+            self.no_connection.hide()
+        else:
+            why = (
+                f"waiting for the first status from {self.source}" if age is None
+                else f"last status {format_age(age)} ago"
+            )  # fmt: skip
+            self.no_connection.setText(f"NO CONNECTION TO SERVICE  ({why})")
+            self.no_connection.show()
+        unacked = self.unacknowledged()
+        alarm_beds = {a["bed"] for a in unacked}
+        beds = (self.header or {}).get("beds", [])
+        for i, bed in enumerate(beds):
+            view = tile_view(
+                bed, age or 0.0, connected=connected, unacked=bed["name"] in alarm_beds
+            )
+            trace = self.traces[i] if i < len(self.traces) else np.zeros(0, np.float32)
+            self.tiles[bed["name"]].set_view(view, trace)
+        self.banner.set_alarms(unacked, self._clock(), self._pending, connected)
+        n_seiz = sum(b["state"] == "SEIZ" for b in beds)
+        parts = [f"{len(beds)} beds", f"{n_seiz} in seizure"]
+        if self.header is not None:
+            parts.append(f"status #{self.header['seq']} {format_age(age)} ago")
+        if self.user:
+            parts.append(f"acknowledging as {self.user}")
+        if self.message:
+            parts.append(self.message)
+        self.status_line.setText("  ·  ".join(parts))
+
+    def tick(self, *, poll: bool = True) -> None:
+        """Take new messages (pollers), then redraw the time-dependent parts."""
+        if poll:
+            for fn in self._pollers:
+                fn()
+        self._redraw()
+
+    def start(self) -> None:
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def tile_rect(self, name: str) -> QtCore.QRect:
+        """Where bed ``name``'s tile lies in the window (pixels, as in :meth:`grab_image`)."""
+        tile = self.tiles[name]
+        return QtCore.QRect(tile.mapTo(self, QtCore.QPoint(0, 0)), tile.size())
+
+    def grab_image(self) -> QtGui.QImage:
+        """Render the whole window now and return it as an image."""
+        self.tick(poll=False)
+        return self.grab().toImage()
+
+    def save_png(self, path: str | Path) -> Path:
+        """Render the window to a PNG, written atomically."""
+        self.tick(poll=False)
+        pix = self.grab()
+        with atomic_path(path, suffix=".png") as tmp:
+            if not pix.save(str(tmp), "PNG"):
+                raise OSError(f"could not write PNG {path}")
+        return Path(path)
+
+
+# -- entry point -------------------------------------------------------------------------------
+
+
+def add_overview_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``rt-eeg ward overview``."""
+    parser.add_argument("--status", required=True, metavar="ENDPOINT",
+                        help="the ward service's status endpoint (ipc://... or tcp://127.0.0.1:PORT)")  # fmt: skip
+    parser.add_argument("--control", metavar="ENDPOINT",
+                        help="the service's control endpoint, for Acknowledge")  # fmt: skip
+    parser.add_argument("--user", help="who acknowledges alarms (default: the login name)")
+    parser.add_argument("--size", default="1600x900", metavar="WxH", help="window size (1600x900)")
+    parser.add_argument("--screenshot", metavar="PNG",
+                        help="render to PNG (offscreen without a display) once a status arrived, then exit")  # fmt: skip
+    parser.add_argument("--after", type=float, default=1.0, metavar="S",
+                        help="with --screenshot: seconds after the first status (1)")  # fmt: skip
+    parser.add_argument("--wait", type=float, default=10.0, metavar="S",
+                        help="with --screenshot: give up waiting for a status after S s (10)")  # fmt: skip
+
+
+def _login() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry, no LOGNAME
+        return "unknown"
+
+
+def open_bed_monitor(bed: dict) -> subprocess.Popen | None:
+    """Open the one-bed monitor window on ``bed``'s display endpoints (its own process)."""
+    argv = monitor_argv(bed)
+    if argv is None:
+        log.warning("bed %s: the status gives no monitor endpoints", bed["name"])
+        return None
+    return subprocess.Popen(argv, stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise RtEegError(f"--size must be WIDTHxHEIGHT, got {text!r}") from None
+    if not (320 <= w <= 10000 and 240 <= h <= 10000):
+        raise RtEegError(f"--size {text} is outside 320x240..10000x10000")
+    return w, h
+
+
+def run_overview(args: argparse.Namespace) -> int:
+    """Open the ward overview on a running service (``rt-eeg ward overview``).
+
+    Returns
+    -------
+    int
+        0; 1 when ``--screenshot`` was asked but no status arrived within ``--wait``.
+    """
+    from rt_eeg.monitor.app import prepare_qt
+    from rt_eeg.security import parse_endpoint
+
+    for flag in ("status", "control"):
+        ep = getattr(args, flag)
+        if ep is not None:
+            try:
+                parse_endpoint(ep)
+            except ValueError as err:
+                raise RtEegError(f"--{flag}: {err}") from None
+    size = _parse_size(args.size)
+    user = args.user or _login()
+    prepare_qt(headless=False, screenshot=args.screenshot)
+    import pyqtgraph as pg
+
+    from rt_eeg.ward.overview_feed import WardFeed
+
+    app = pg.mkQApp("rt-eeg ward")
+    win = WardOverview(user=user, source=args.status, on_open_bed=open_bed_monitor)
+    win.resize(*size)
+    feed = WardFeed(args.status, args.control, win, user=user)
+    t_start = time.monotonic()
+    first = {"at": None, "rc": 0}
+
+    def check_screenshot() -> None:
+        now = time.monotonic()
+        if feed.n_status and first["at"] is None:
+            first["at"] = now
+        ready = first["at"] is not None and now - first["at"] >= args.after
+        if ready or now - t_start >= args.wait:
+            if not ready:
+                print(f"rt-eeg ward overview: no status from {args.status} within {args.wait:g} s")
+                first["rc"] = 1
+            win.save_png(args.screenshot)
+            print(f"wrote {args.screenshot}")
+            app.quit()
+
+    if args.screenshot:
+        win.add_poller(check_screenshot)
+    previous = {s: signal.signal(s, lambda *_: app.quit()) for s in (signal.SIGTERM, signal.SIGINT)}
+    win.show()
+    win.start()
+    try:
+        app.exec()
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        win.stop()
+        feed.close()
+        win.close()
+    return first["rc"]
