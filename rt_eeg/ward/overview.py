@@ -190,6 +190,7 @@ class AlarmBanner(QtWidgets.QFrame):
                 row = QtWidgets.QHBoxLayout()
                 label = QtWidgets.QLabel()
                 label.setStyleSheet("border:none;font-size:14pt")
+                label.setWordWrap(True)  # a long row wraps instead of widening the window
                 button = QtWidgets.QPushButton("Acknowledge")
                 button.setStyleSheet(
                     "QPushButton{background:white;color:#7a0000;font-size:14pt;font-weight:bold;"
@@ -265,6 +266,7 @@ class WardOverview(QtWidgets.QWidget):
         self.no_connection = QtWidgets.QLabel()
         self.no_connection.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.no_connection.setStyleSheet(NO_CONNECTION_STYLE)
+        self.no_connection.setWordWrap(True)
         outer.addWidget(self.no_connection)
         self.banner = AlarmBanner(self._ack)
         outer.addWidget(self.banner)
@@ -275,6 +277,9 @@ class WardOverview(QtWidgets.QWidget):
         outer.addWidget(self._grid_box, 1)
         self.status_line = QtWidgets.QLabel()
         self.status_line.setStyleSheet("color:#d0d0d0;font-size:11pt")
+        self.status_line.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
+        )
         outer.addWidget(self.status_line)
         self._timer = QtCore.QTimer(self)
         self._timer.setInterval(int(refresh_ms))
@@ -424,17 +429,20 @@ class WardOverview(QtWidgets.QWidget):
 
     def tile_rect(self, name: str) -> QtCore.QRect:
         """Where bed ``name``'s tile lies in the window (pixels, as in :meth:`grab_image`)."""
+        QtWidgets.QApplication.processEvents()
         tile = self.tiles[name]
         return QtCore.QRect(tile.mapTo(self, QtCore.QPoint(0, 0)), tile.size())
 
     def grab_image(self) -> QtGui.QImage:
         """Render the whole window now and return it as an image."""
         self.tick(poll=False)
+        QtWidgets.QApplication.processEvents()  # pending layout (a banner shown or hidden)
         return self.grab().toImage()
 
     def save_png(self, path: str | Path) -> Path:
         """Render the window to a PNG, written atomically."""
         self.tick(poll=False)
+        QtWidgets.QApplication.processEvents()
         pix = self.grab()
         with atomic_path(path, suffix=".png") as tmp:
             if not pix.save(str(tmp), "PNG"):
