@@ -264,6 +264,7 @@ def test_malformed_messages_are_counted_and_the_last_status_stays(qapp, ctx, pub
 def test_32_beds_fit_a_full_hd_screen(qapp):
     assert grid_shape(32, 1920, 970) == (5, 7)
     assert grid_shape(12, 1600, 790) == (3, 4)
+    assert grid_shape(16, 1600, 790) == (4, 4)
     assert grid_shape(1) == (1, 1)
     win = WardOverview(clock=lambda: WALL)
     win.resize(1920, 1080)
@@ -284,7 +285,8 @@ def test_tile_texts():
     assert seiz.state == "SEIZURE" and seiz.lines[0] == "conf 0.91 · 44 s" and seiz.bg == SEIZ_RGB
     err = tile_view(beds[15])
     assert err.state == "ERROR" and "rate changed" in err.lines[0]
-    assert tile_view(beds[13]).lines[-1] == "last data -- ago"
+    assert tile_view(beds[13]).lines[-1] == "no data received"
+    assert tile_view(beds[0], 1.5).lines[-1] == "last data 1.7 s ago"
 
 
 def test_overview_entry_point_writes_a_screenshot(tmp_path, ctx, publisher):

@@ -77,7 +77,7 @@ def demo_ward(
             traces.append(demo_trace(rng, True))
             continue
         state = others[i % len(others)]
-        since = {"STALE": 12.4, "NO DATA": None, "ERROR": 3.1}.get(state, 0.2)
+        since = {"STALE": 12.4, "NO DATA": None, "ERROR": 3.1, "PAUSED": 1520.0}.get(state, 0.2)
         conf = 0.93 - 0.01 * (i % 7) if state == "BCKG" else None
         beds.append(bed_record(name, state, confidence=conf, signal_time=t_sig, since_data_s=since,
                                detail=details.get(state, "22 ch · 256 Hz"), monitor=mon))  # fmt: skip

@@ -116,7 +116,9 @@ def tile_view(
     if bed.get("detail"):
         lines.append(str(bed["detail"]))
     since = bed.get("since_data_s")
-    lines.append(f"last data {format_age(None if since is None else since + age)} ago")
+    lines.append(
+        "no data received" if since is None else f"last data {format_age(since + age)} ago"
+    )
     if not connected:
         words, bg, fg = f"{words}?", DISCONNECTED_RGB, (200, 200, 200)
     return TileView(bed["name"], words, tuple(lines), bg, fg, unacked and connected)
@@ -136,23 +138,21 @@ def grid_shape(
     for cols in range(1, n + 1):
         rows = math.ceil(n / cols)
         ratio = (width / cols) / (height / rows)
-        cost = abs(math.log(ratio / aspect)) + 0.6 * (rows * cols - n) / n
+        cost = abs(math.log(ratio / aspect)) + 1.2 * (rows * cols - n) / n
         if best is None or cost < best[0]:
             best = (cost, rows, cols)
     return best[1], best[2]
 
 
 def alarm_row(alarm: dict, now_wall: float) -> str:
-    """One line of the alarm banner: bed, onset, how long ago, confidence, channels."""
+    """One line of the alarm banner: bed, when raised, onset, confidence, channels."""
     raised = time.strftime("%H:%M:%S", time.localtime(alarm["wall"]))
-    if alarm["state"] == "active":
-        how = f"seizure for {format_age(now_wall - alarm['wall'])}"
-    else:
-        how = "ended"
+    ago = format_age(now_wall - alarm["wall"])
+    how = f"raised {raised} ({ago} ago)" + ("" if alarm["state"] == "active" else ", seizure ended")
     chans = ", ".join(alarm["channels"][:6]) + (" ..." if len(alarm["channels"]) > 6 else "")
     return (
-        f"{alarm['bed']}  ·  raised {raised}  ·  onset {format_time(alarm['onset'], decimals=0)}"
-        f"  ·  {how}  ·  conf {alarm['confidence']:.2f}  ·  {chans or 'channels n/a'}"
+        f"{alarm['bed']}  ·  {how}  ·  onset {format_time(alarm['onset'], decimals=0)} signal time"
+        f"  ·  conf {alarm['confidence']:.2f}  ·  {chans or 'channels n/a'}"
     )
 
 
