@@ -260,3 +260,18 @@ def test_status_decoder_refuses_other_kinds():
         decode_status(alarm)
     with pytest.raises(MessageError, match="data message on topic ward"):
         decode_status([b"ward", b'{"v":1,"kind":"data","seq":0}', b""])
+
+
+def test_status_carries_unacknowledged_alarms_first(tmp_path, rng, clock):
+    mgr = AlarmManager(tmp_path / "a.jsonl", clock=clock)
+    for i in range(6):
+        run_bed(mgr, f"bed{i}", seizure_probs(rng, 30, [(10, 20)]))  # raised and ended
+    for i in (0, 1, 2, 4):
+        mgr.acknowledge(f"A{i + 1}", "nurse.kim")
+    shown = mgr.for_status(n=3)
+    assert [a["id"] for a in shown] == ["A4", "A6", "A5"]  # unacknowledged, then the newest
+    assert all(a["state"] == "ended" for a in shown)
+    beds = [bed_record(f"bed{i}", "BCKG") for i in range(6)]
+    header, _ = decode_status(encode_status(0, 1.7e9, beds, shown, np.zeros((6, 250))))
+    assert header["alarms"][0]["offset"] == shown[0]["offset"]  # extra keys travel along
+    mgr.close()
