@@ -275,3 +275,20 @@ def test_status_carries_unacknowledged_alarms_first(tmp_path, rng, clock):
     header, _ = decode_status(encode_status(0, 1.7e9, beds, shown, np.zeros((6, 250))))
     assert header["alarms"][0]["offset"] == shown[0]["offset"]  # extra keys travel along
     mgr.close()
+
+
+def test_a_disk_that_refuses_the_log_never_stops_the_alarm(tmp_path, rng, clock, monkeypatch):
+    published = []
+    mgr = AlarmManager(tmp_path / "a.jsonl", clock=clock, publish=lambda t, f: published.append(f))
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("rt_eeg.ward.alarms.os.fsync", full)
+    _, changes = run_bed(mgr, "bed1", seizure_probs(rng, 30, [(10, 30)]))
+    assert len(changes) == 1 and len(published) == 1 and mgr.active()
+    assert "No space left" in mgr.error and str(tmp_path / "a.jsonl") in mgr.error
+    monkeypatch.undo()
+    mgr.acknowledge("A1", "nurse.kim")  # the disk is back: the next line clears the error
+    assert mgr.error is None
+    mgr.close()

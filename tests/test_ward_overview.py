@@ -16,6 +16,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rt_eeg.monitor import qt_binding_problem
@@ -326,3 +327,30 @@ def test_overview_entry_point_refuses_bad_endpoints():
         run_overview(p.parse_args(["--status", "http://x"]))
     with pytest.raises(RtEegError, match="--size"):
         run_overview(p.parse_args(["--status", "tcp://127.0.0.1:5", "--size", "big"]))
+    with pytest.raises(RtEegError, match="--wait"):
+        run_overview(p.parse_args(["--status", "tcp://127.0.0.1:5", "--wait", "nan"]))
+    with pytest.raises(RtEegError, match="--user"):
+        run_overview(p.parse_args(["--status", "tcp://127.0.0.1:5", "--user", " "]))
+
+
+def test_an_alarm_message_updates_the_banner_before_the_next_status(qapp, ctx, publisher):
+    from rt_eeg.pipeline.messages import encode as wire_encode
+
+    pub, ep = publisher
+    win = make_window(qapp)
+    feed = WardFeed(ep, None, win, context=ctx)
+    deliver(pub, feed, win, status(6))
+    assert list(win.banner.buttons) == ["A1"]
+    alarm = dict(json.loads(status(6)[1])["alarms"][0], acknowledged_by="dr.lee",
+                 acknowledged_at=WALL + 2)  # fmt: skip
+    frames = wire_encode(
+        "alarm", {"kind": "alarm", "seq": 0, "alarm": alarm}, np.zeros(0, np.float32)
+    )
+    deadline = time.monotonic() + 5
+    while feed.n_alarm == 0 and time.monotonic() < deadline:
+        pub.send_multipart(frames)
+        feed.sock.poll(50)
+        win.tick()
+    assert feed.n_alarm >= 1 and win.unacknowledged() == [] and not win.banner.isVisible()
+    feed.close()
+    win.close()

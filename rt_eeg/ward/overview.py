@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import logging
+import math
 import signal
 import subprocess
 import time
@@ -514,7 +515,13 @@ def run_overview(args: argparse.Namespace) -> int:
             except ValueError as err:
                 raise RtEegError(f"--{flag}: {err}") from None
     size = _parse_size(args.size)
-    user = args.user or _login()
+    for flag in ("after", "wait"):
+        v = getattr(args, flag)
+        if not (math.isfinite(v) and v >= 0):
+            raise RtEegError(f"--{flag} must be a non-negative number of seconds, got {v}")
+    user = (args.user or _login()).strip()
+    if not 0 < len(user) <= 64:
+        raise RtEegError(f"--user must be 1..64 characters, got {args.user!r}")
     prepare_qt(headless=False, screenshot=args.screenshot)
     import pyqtgraph as pg
 
