@@ -354,3 +354,22 @@ def test_an_alarm_message_updates_the_banner_before_the_next_status(qapp, ctx, p
     assert feed.n_alarm >= 1 and win.unacknowledged() == [] and not win.banner.isVisible()
     feed.close()
     win.close()
+
+
+def test_an_ack_the_service_never_confirms_gives_the_button_back(qapp):
+    mono, sent = FakeClock(), []
+    win = make_window(qapp, mono=mono, on_ack=sent.append)
+    beds, alarms, traces = demo_ward(6, wall=WALL)
+    header = {"seq": 0, "t0": WALL, "beds": beds, "alarms": alarms}
+    win.set_status(header, traces)
+    win.banner.buttons["A1"].click()
+    win.ack_done("A1", True, None)
+    assert sent == ["A1"] and win.banner.buttons["A1"].text() == "Acknowledged"
+    mono.t += 5
+    win.set_status(header, traces)  # still unacknowledged in the service's eyes
+    assert not win.banner.buttons["A1"].isEnabled()
+    mono.t += 6
+    win.set_status(header, traces)
+    button = win.banner.buttons["A1"]
+    assert button.isEnabled() and button.text() == "Acknowledge"
+    win.close()

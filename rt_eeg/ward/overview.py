@@ -55,6 +55,8 @@ log = logging.getLogger(__name__)
 Qt = QtCore.Qt
 
 WINDOW_RGB = (30, 32, 36)
+#: Seconds an acknowledged alarm's button waits for a status that confirms it.
+ACK_CONFIRM_S = 10.0
 BANNER_STYLE = "background:#d7191c;color:white;border:3px solid #7a0000;border-radius:4px"
 NO_CONNECTION_STYLE = (
     "background:#ffd21f;color:black;font-size:26pt;font-weight:bold;padding:8px;"
@@ -74,12 +76,15 @@ class BedTile(QtWidgets.QWidget):
         self.name = name
         self.view = TileView(name, "NO DATA", (), (96, 102, 112), (255, 255, 255))
         self.trace = np.zeros(0, np.float32)
+        self._poly: tuple | None = None  # (trace id and box, polyline, flat): drawn once per status
         self._on_click = on_click
         self.setCursor(QtGui.QCursor(Qt.CursorShape.PointingHandCursor))
         self.setMinimumSize(120, 90)
         self.setToolTip(f"{name}: click to open its monitor")
 
     def set_view(self, view: TileView, trace: np.ndarray) -> None:
+        if view == self.view and trace is self.trace:
+            return  # nothing changed: no repaint (32 tiles, 4 ticks a second)
         self.view, self.trace = view, trace
         self.update()
 
@@ -143,16 +148,19 @@ class BedTile(QtWidgets.QWidget):
         x = self.trace
         if x.size < 2 or box.height() < 8:
             return
-        centred = x - np.median(x)
-        scale = float(np.percentile(np.abs(centred), 98))
-        if scale <= 0:  # no data: a flat, faint line where the trace would be
-            centred, scale, colour = np.zeros_like(centred), 1.0, _qc(self.view.fg, 90)
-        ys = box.center().y() - np.clip(centred / scale, -1.2, 1.2) * box.height() * 0.42
-        xs = box.left() + np.linspace(0, box.width(), x.size)
-        poly = QtGui.QPolygonF(
-            [QtCore.QPointF(float(a), float(b)) for a, b in zip(xs, ys, strict=True)]
-        )
-        p.setPen(QtGui.QPen(colour, 1.4))
+        key = (id(x), box.left(), box.top(), box.width(), box.height())
+        if self._poly is None or self._poly[0] != key:  # a new status or a new size
+            centred = x - np.median(x)
+            scale = float(np.percentile(np.abs(centred), 98))
+            if scale <= 0:
+                centred, scale = np.zeros_like(centred), 1.0
+            ys = box.center().y() - np.clip(centred / scale, -1.2, 1.2) * box.height() * 0.42
+            xs = box.left() + np.linspace(0, box.width(), x.size)
+            pts = [QtCore.QPointF(float(a), float(b)) for a, b in zip(xs, ys, strict=True)]
+            self._poly = (key, QtGui.QPolygonF(pts), scale == 1.0 and not centred.any())
+        _, poly, flat = self._poly
+        # No data: a flat, faint line where the trace would be.
+        p.setPen(QtGui.QPen(_qc(self.view.fg, 90) if flat else colour, 1.4))
         p.drawPolyline(poly)
 
 
@@ -249,9 +257,12 @@ class WardOverview(QtWidgets.QWidget):
         self._clock, self._mono = clock, monotonic
         self.header: dict | None = None
         self.traces = np.zeros((0, 0), np.float32)
+        self._rows: list[np.ndarray] = []
+        self._no_trace = np.zeros(0, np.float32)
         self.received_at: float | None = None
         self._alarms: dict[str, dict] = {}
         self._pending: dict[str, str] = {}  # alarm id -> button text while acking
+        self._pending_since: dict[str, float] = {}  # alarm id -> when the ack was sent
         self.message = ""
         self._pollers: list[Callable[[], object]] = []
         self.tiles: dict[str, BedTile] = {}
@@ -298,6 +309,7 @@ class WardOverview(QtWidgets.QWidget):
     ) -> None:
         """Show a ward status (decoded by :func:`rt_eeg.ward.status.decode_status`)."""
         self.header, self.traces = header, traces
+        self._rows = list(traces)  # one array object per bed and status (tiles cache by it)
         self.received_at = self._mono() if received_at is None else received_at
         self._alarms = {a["id"]: a for a in header["alarms"]}
         self._pending = {k: v for k, v in self._pending.items()
@@ -329,6 +341,7 @@ class WardOverview(QtWidgets.QWidget):
             self.message = "cannot acknowledge: not connected to a control socket"
         else:
             self._pending[alarm_id] = "Sending..."
+            self._pending_since[alarm_id] = self._mono()
             self.on_ack(alarm_id)
         self._redraw()
 
@@ -386,6 +399,11 @@ class WardOverview(QtWidgets.QWidget):
 
     def _redraw(self) -> None:
         connected, age = self.connected, self.status_age_s
+        for aid, t in list(self._pending_since.items()):
+            # No status confirmed the acknowledgement in time: give the button back.
+            if aid not in self._pending or self._mono() - t > ACK_CONFIRM_S:
+                self._pending.pop(aid, None)
+                del self._pending_since[aid]
         if connected:
             self.no_connection.hide()
         else:
@@ -402,7 +420,7 @@ class WardOverview(QtWidgets.QWidget):
             view = tile_view(
                 bed, age or 0.0, connected=connected, unacked=bed["name"] in alarm_beds
             )
-            trace = self.traces[i] if i < len(self.traces) else np.zeros(0, np.float32)
+            trace = self._rows[i] if i < len(self._rows) else self._no_trace
             self.tiles[bed["name"]].set_view(view, trace)
         self.banner.set_alarms(unacked, self._clock(), self._pending, connected)
         n_seiz = sum(b["state"] == "SEIZ" for b in beds)
