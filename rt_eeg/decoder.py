@@ -460,14 +460,31 @@ class Decoder:
         self._run(np.zeros((22, WINDOW_FRAMES, width), np.float32))
 
     # ---------------------------------------------------------------- model calls
+    #: Pad every model call up to a power of two (>= 32 windows), so that XLA compiles a
+    #: handful of batch shapes instead of one per size (about 0.5 s each): the ward's batches
+    #: vary with the beds that are due. Results are unchanged (inference is batch-invariant).
+    pad_batches = False
+
     def _run(self, windows: np.ndarray) -> np.ndarray:
         """Model on raw-normalised windows ``(n, 70, F)`` -> ``(n,)`` float32 P(seizure)."""
         if windows.shape[0] == 0:
             return np.zeros(0, np.float32)
         out = []
         for i in range(0, windows.shape[0], BATCH_WINDOWS):
-            out.append(self._infer(windows[i : i + BATCH_WINDOWS]))
+            chunk = windows[i : i + BATCH_WINDOWS]
+            n = chunk.shape[0]
+            if self.pad_batches and n < (m := max(32, 1 << (n - 1).bit_length())):
+                chunk = np.concatenate([chunk, np.zeros((m - n, *chunk.shape[1:]), chunk.dtype)])
+            out.append(self._infer(chunk)[:n])
         return np.concatenate(out)
+
+    def warm_batches(self, max_windows: int) -> None:
+        """Compile the padded batch shapes up to ``max_windows`` now, not on first use."""
+        width = int(self._model.input_shape[-1])
+        m = 32
+        while m <= min(max_windows, BATCH_WINDOWS):
+            self._infer(np.zeros((m, WINDOW_FRAMES, width), np.float32))
+            m *= 2
 
     def _probs(
         self, windows: np.ndarray, n_valid: np.ndarray, centers: np.ndarray | None = None
