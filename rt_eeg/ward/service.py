@@ -624,12 +624,15 @@ class WardService:
         return {"bed": e.cfg.name, "state": state, "detail": detail,
                 "last_decision": None if last is None else f"{last['label']} @{last['start']:g}s",
                 "since_data_s": self._since_data(e), "latency_p95_ms": lat.get("p95"),
-                "drops": self._drops(e), "restarts": len(e.restarts), "out": str(e.out)}  # fmt: skip
+                "drops": self._drops(e), "restarts": len(e.restarts), "out": str(e.out),
+                "pid": e.proc.pid if e.proc is not None and e.proc.poll() is None else None}  # fmt: skip
 
     def _decoder_row(self) -> dict:
         d = self.decoder
         st = d["stats"]
+        alive = d["proc"] is not None and d["proc"].poll() is None
         return {"ready": d["ready"], "incarnation": d["inc"], "restarts": len(d["restarts"]),
+                "pid": d["proc"].pid if alive else None,
                 "device": st.get("device"), "batch_hist": st.get("batch_hist"),
                 "model_ms_p95": st.get("model_ms_p95")}  # fmt: skip
 

@@ -1,0 +1,221 @@
+"""Ward service: many beds, one batched decoder; equality with the offline detector per bed,
+add/remove while running, isolation of a dead bed, decoder restart, control errors, SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zmq
+from edf_factory import tuh_like, write_edf
+
+from rt_eeg.io.annotations import read_hyp
+from rt_eeg.ward.config import load_ward_config, ward_from_dict
+from rt_eeg.ward.control import request
+
+ROOT = Path(__file__).resolve().parents[1]
+CHB = ["FP1-F7", "F7-T7", "T7-P7", "P7-O1", "FP1-F3", "F3-C3", "C3-P3", "P3-O1", "FP2-F4", "F4-C4",
+       "C4-P4", "P4-O2", "FP2-F8", "F8-T8", "T8-P8", "P8-O2", "FZ-CZ", "CZ-PZ"]  # fmt: skip
+SECONDS = 30.0
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict:
+    """Three recordings with different rates and montages, and a small untrained model."""
+    from rt_eeg.decoder import write_untrained_model
+
+    d = tmp_path_factory.mktemp("ward")
+    out = {"model": write_untrained_model(d / "m", seed=3)}
+    out["a"], _ = tuh_like(d / "a_s001_t000.edf", SECONDS, 250, rng=np.random.default_rng(1))
+    out["b"], _ = tuh_like(d / "b_s001_t000.edf", SECONDS, 256, ears=False, rng=np.random.default_rng(2))
+    rng = np.random.default_rng(3)
+    out["c"] = write_edf(d / "c_s001_t000.edf", rng.normal(0, 20, (len(CHB), int(SECONDS * 512))), CHB, 512)
+    out["d"], _ = tuh_like(d / "d_s001_t000.edf", SECONDS, 250, rng=np.random.default_rng(4))
+    return out
+
+
+@pytest.fixture(scope="module")
+def offline(files, tmp_path_factory) -> dict:
+    """Each recording's outputs from the offline detector (what rt-eeg evaluate writes)."""
+    from rt_eeg.decoder import Decoder
+    from rt_eeg.detector import detect_recording
+    from rt_eeg.outputs import write_outputs
+
+    dec = Decoder(files["model"], device="cpu")
+    d = tmp_path_factory.mktemp("offline")
+    montages = {}
+    for bed in "abcd":
+        res = detect_recording(files[bed], dec)
+        write_outputs(d / bed, files[bed].stem, res.decisions, res.duration)
+        montages[bed] = res.montage
+    assert montages == {"a": "01_tcp_ar", "b": "03_tcp_ar_a", "c": "bipolar", "d": "01_tcp_ar"}
+    return {"dir": d, "montages": montages}
+
+
+def _outputs(folder: Path, stem: str) -> dict:
+    return {s: (folder / f"{stem}{s}").read_text() for s in (".hyp", ".csv_bi", ".tse", "_events.tsv")}
+
+
+def _write_config(tmp_path: Path, files: dict, beds: dict, **ward) -> Path:
+    lines = ["[ward]", f'model = "{files["model"]}"', 'device = "cpu"', f'output = "{tmp_path / "out"}"',
+             "warm_windows = 256", "dead_after_s = 3.0", "backoff_s = 0.5"]  # fmt: skip
+    lines += [f"{k} = {json.dumps(v)}" for k, v in ward.items()]
+    for name, speed in beds.items():
+        lines += ["[[bed]]", f'name = "{name}"', f'edf = "{files[name]}"', f"speed = {json.dumps(speed)}"]
+    path = tmp_path / "ward.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+class Serve:
+    """``rt-eeg serve`` as a subprocess, with its control endpoint."""
+
+    def __init__(self, config: Path):
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        self.cfg = load_ward_config(config)
+        self.proc = subprocess.Popen([sys.executable, "-m", "rt_eeg.cli", "serve", "--config", str(config)],
+                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+        eps = Path(self.cfg.output) / ".ward" / "endpoints.json"
+        self.until(lambda: eps.exists(), 30, "the service never opened its endpoints")
+        self.control = json.loads(eps.read_text())["control"]
+        self.ipc_dir = Path(self.control[len("ipc://"):]).parent
+
+    def ask(self, req: dict) -> dict:
+        return request(self.control, req, timeout_s=10)
+
+    def beds(self) -> dict:
+        return {b["bed"]: b for b in self.ask({"cmd": "list"})["beds"]}
+
+    def until(self, pred, timeout: float, what: str):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            got = pred()
+            if got:
+                return got
+            assert self.proc.poll() is None, f"serve exited early: {self.proc.stdout.read()}"
+            time.sleep(0.1)
+        raise AssertionError(what)
+
+    def stop(self) -> int:
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(60)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+
+def _finished(serve: Serve, names) -> bool:
+    beds = serve.beds()
+    return all(n in beds and beds[n]["detail"] == "recording ended" for n in names)
+
+
+def _gone(pids) -> bool:
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            continue
+        if Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z":
+            return False
+    return True
+
+
+def test_ward_config_checks_every_key(tmp_path):
+    base = {"ward": {}, "bed": [{"name": "a", "edf": "x.edf"}]}
+    assert ward_from_dict(base).beds[0].speed == 1.0
+    bad = [
+        ({"ward": {"heartbeat_s": "fast"}}, "ward.heartbeat_s must be a number"),
+        ({"ward": {"dead_after_s": 0.5}}, "ward.dead_after_s (0.5) must exceed"),
+        ({"ward": {"alarm_command": "page me"}}, "ward.alarm_command must be a list"),
+        ({"ward": {"control": "tcp://0.0.0.0:5000"}}, "ward.control must be an ipc://"),
+        ({"ward": {"colour": 1}}, "unknown key ward.colour"),
+        ({"bed": [{"name": "../etc", "edf": "x"}]}, "bed[0].name must be"),
+        ({"bed": [{"name": "a"}]}, "bed[0] needs exactly one of edf"),
+        ({"bed": [{"name": "a", "lsl": "S", "speed": 2}]}, "bed[0].speed applies to edf beds"),
+        ({"bed": [{"name": "a", "edf": "x", "speed": -1}]}, "bed[0].speed must be"),
+        ({"bed": [{"name": "a", "edf": "x"}, {"name": "a", "edf": "y"}]}, "bed[1].name 'a' is used"),
+        ({"bed": {"name": "a"}}, "bed must be an array of tables"),
+        ({"ward": {"postprocess": {"top_k": 0}}}, "ward.postprocess.top_k"),
+    ]
+    for data, text in bad:
+        with pytest.raises(ValueError) as err:
+            ward_from_dict(data)
+        assert text in str(err.value), (data, str(err.value))
+        assert "\n" not in str(err.value)
+    path = tmp_path / "ward.toml"
+    path.write_text('[ward]\nheartbeat_s = "x"\n')
+    proc = subprocess.run([sys.executable, "-m", "rt_eeg.cli", "serve", "--config", str(path)],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (f"rt-eeg serve: error: {path}: invalid config: ward.heartbeat_s "
+                                   "must be a number, got 'x'")  # fmt: skip
+
+
+def test_three_beds_equal_offline_add_remove_and_control_errors(files, offline, tmp_path):
+    serve = Serve(_write_config(tmp_path, files, {"a": "max", "b": "max", "c": "max"}))
+    try:
+        # Control errors are one-line replies; the service carries on.
+        ctx = zmq.Context.instance()
+        raw = ctx.socket(zmq.REQ)
+        raw.setsockopt(zmq.LINGER, 0)
+        raw.connect(serve.control)
+        raw.send(b"{not json")
+        assert raw.poll(10_000)
+        reply = json.loads(raw.recv())
+        raw.close()
+        assert reply["ok"] is False and reply["error"].startswith("request is not JSON")
+        for req, text in [({"cmd": "remove", "bed": "nobody"}, "unknown bed 'nobody'"),
+                          ({"cmd": "add", "bed": {"name": "a", "edf": str(files["a"])}}, "bed 'a' exists already"),
+                          ({"cmd": "add", "bed": {"name": "z", "edf": str(files["a"]), "speed": "fast"}}, "bed.speed must be"),
+                          ({"cmd": "add", "bed": {"name": "z", "edf": str(tmp_path / "none.edf")}}, "none.edf"),
+                          ({"cmd": "fly"}, "unknown cmd 'fly'"),
+                          ({"cmd": "ack", "alarm": "nope", "by": "me"}, "unknown alarm")]:  # fmt: skip
+            reply = serve.ask(req)
+            assert reply["ok"] is False and text in reply["error"] and "\n" not in reply["error"], reply
+        # Garbage into the decoder, as a rogue bed and as bed "a" itself: dropped and counted.
+        rogue = ctx.socket(zmq.DEALER)
+        rogue.setsockopt(zmq.LINGER, 0)
+        rogue.setsockopt(zmq.ROUTING_ID, b"rogue")
+        rogue.connect(f"ipc://{serve.ipc_dir}/decoder")
+        for parts in ([b"features", b"{bad", b""], [b"x"], [b"features", b'{"v":1,"kind":"data","seq":0}', b"12"]):
+            rogue.send_multipart(parts)
+        rogue.close()
+        # A bed added while the others run, and one removed while it streams at 1x.
+        assert serve.ask({"cmd": "add", "bed": {"name": "d", "edf": str(files["d"]), "speed": "max"}})["ok"]
+        assert serve.ask({"cmd": "add", "bed": {"name": "e", "edf": str(files["d"]), "speed": 1.0}})["ok"]
+        serve.until(lambda: _finished(serve, "abcd"), 90, "beds a-d never finished")
+        serve.until(lambda: (serve.beds()["e"].get("last_decision") or "").startswith(("bckg", "seiz")),
+                    30, "bed e never decided")  # fmt: skip
+        assert serve.ask({"cmd": "remove", "bed": "e"})["ok"]
+        serve.until(lambda: "e" not in serve.beds(), 30, "bed e was never removed")
+        rows = serve.beds()
+        assert sorted(rows) == ["a", "b", "c", "d"]
+        assert all(r["restarts"] == 0 and r["drops"] == 0 for r in rows.values()), rows
+    finally:
+        code = serve.stop()
+    assert code == 128 + signal.SIGTERM
+    out = tmp_path / "out"
+    for bed in "abcd":
+        stem = files[bed].stem
+        assert _outputs(out / bed, stem) == _outputs(offline["dir"] / bed, stem), bed
+        m = json.loads((out / bed / "metrics.json").read_text())
+        assert m["n_decisions"] == SECONDS and m["n_na"] == 0 and m["drops"] == 0 and m["restarts"] == []
+        assert m["latency_ms"]["n"] == SECONDS
+    # The removed bed wrote its outputs up to the stop: complete HYP, the rest not analysed.
+    epochs, duration = read_hyp(out / "e" / f"{files['d'].stem}.hyp")
+    labels = [e.label for e in epochs]
+    assert duration == pytest.approx(SECONDS) and len(epochs) == SECONDS
+    assert "na" in labels and labels[0] != "na"
+    ward = json.loads((out / "ward_metrics.json").read_text())
+    hist = ward["decoder_stats"]["batch_hist"]
+    assert sum(int(k) * v for k, v in hist.items()) >= 4 * SECONDS
+    assert not serve.ipc_dir.exists()
+    assert not (out / ".ward" / "serve.pid").exists()
