@@ -219,3 +219,71 @@ def test_three_beds_equal_offline_add_remove_and_control_errors(files, offline, 
     assert sum(int(k) * v for k, v in hist.items()) >= 4 * SECONDS
     assert not serve.ipc_dir.exists()
     assert not (out / ".ward" / "serve.pid").exists()
+
+
+def test_dead_bed_is_restarted_and_others_are_unchanged(files, offline, tmp_path):
+    serve = Serve(_write_config(tmp_path, files, {"a": 3.0, "b": 3.0, "c": 3.0}))
+    try:
+        serve.until(lambda: (serve.beds()["b"].get("last_decision") or "").startswith(("bckg", "seiz")),
+                    60, "bed b never decided")  # fmt: skip
+        pid = serve.beds()["b"]["pid"]
+        os.kill(pid, signal.SIGKILL)
+        serve.until(lambda: serve.beds()["b"]["restarts"] == 1, 20, "bed b was not restarted")
+        assert serve.beds()["b"]["pid"] != pid or serve.beds()["b"]["state"] == "ERROR"
+        serve.until(lambda: _finished(serve, "abc"), 90, "beds never finished")
+        pids = [r["pid"] for r in serve.beds().values() if r["pid"]]
+        rows = serve.beds()
+    finally:
+        code = serve.stop()
+    assert code == 128 + signal.SIGTERM and _gone(pids)
+    out = tmp_path / "out"
+    for bed in "ac":  # untouched by b's death, byte for byte
+        stem = files[bed].stem
+        assert _outputs(out / bed, stem) == _outputs(offline["dir"] / bed, stem), bed
+        assert rows[bed]["restarts"] == 0
+    # b resumed after its last journalled decision: every epoch decided once, in order.
+    epochs, duration = read_hyp(out / "b" / f"{files['b'].stem}.hyp")
+    assert len(epochs) == SECONDS and duration == pytest.approx(SECONDS)
+    assert [e.start for e in epochs] == list(np.arange(SECONDS))
+    m = json.loads((out / "b" / "metrics.json").read_text())
+    assert [r["reason"] for r in m["restarts"]] == ["exited with code -9"]
+
+
+def test_decoder_killed_beds_resume_with_na_gap_then_sigterm(files, tmp_path):
+    serve = Serve(_write_config(tmp_path, files, {"a": 2.0, "b": 2.0, "c": 2.0}))
+    try:
+        serve.until(lambda: all((r.get("last_decision") or "").startswith(("bckg", "seiz"))
+                                for r in serve.beds().values()), 60, "beds never decided")  # fmt: skip
+        dec = serve.ask({"cmd": "list"})["decoder"]
+        # A hung decoder (its sockets' kernel buffers fill with frames), then killed: what it
+        # held is lost and must come out as 'na', never as background.
+        os.kill(dec["pid"], signal.SIGSTOP)
+        time.sleep(1.0)
+        os.kill(dec["pid"], signal.SIGKILL)
+        serve.until(lambda: serve.ask({"cmd": "list"})["decoder"]["incarnation"] == 1, 20,
+                    "decoder was not restarted")  # fmt: skip
+        t_back = time.monotonic()
+        serve.until(lambda: serve.ask({"cmd": "list"})["decoder"]["ready"], 60, "decoder never ready")
+        first = {n: r["last_decision"] for n, r in serve.beds().items()}
+        serve.until(lambda: all(r["last_decision"] != first[n] for n, r in serve.beds().items()),
+                    30, "beds did not resume")  # fmt: skip
+        assert time.monotonic() - t_back < 30
+        pids = [r["pid"] for r in serve.beds().values()] + [serve.ask({"cmd": "list"})["decoder"]["pid"]]
+        assert all(pids)
+    finally:
+        code = serve.stop()  # mid-stream: every bed writes its outputs up to now
+    assert code == 128 + signal.SIGTERM and _gone(pids)
+    assert not serve.ipc_dir.exists()
+    out = tmp_path / "out"
+    for bed in "abc":
+        epochs, duration = read_hyp(out / bed / f"{files[bed].stem}.hyp")
+        labels = [e.label for e in epochs]
+        assert len(epochs) == SECONDS and duration == pytest.approx(SECONDS)
+        decided = [i for i, lab in enumerate(labels) if lab != "na"]
+        gap = [i for i in range(decided[0], decided[-1]) if labels[i] == "na"]
+        assert gap, f"bed {bed}: the decoder's outage is not marked na: {labels}"
+        assert labels[-1] == "na"  # stopped before the end of the recording
+        m = json.loads((out / bed / "metrics.json").read_text())
+        assert m["decoder_resets"] >= 1 and m["n_na"] >= len(gap)
+    ward = json.loads((out / "ward_metrics.json").read_text())
+    assert len(ward["decoder_restarts"]) == 1 and ward["stop_signal"] == "SIGTERM"
