@@ -78,6 +78,7 @@ class BedProcess:
         self._last_beat = 0.0
         # metrics
         self.latency_ms: deque[float] = deque(maxlen=LATENCY_WINDOW)
+        self.latency_log: deque[tuple[float, float]] = deque(maxlen=LATENCY_WINDOW)  # (wall, ms)
         self.n_frames = 0
         self.n_decisions = 0
         self.n_na = 0
@@ -198,6 +199,7 @@ class BedProcess:
             self.n_na += 1
         else:
             self.latency_ms.append((now - t_emit) * 1000)
+            self.latency_log.append((round(now, 3), round((now - t_emit) * 1000, 3)))
             self.last_probs = np.asarray(probs, np.float32)
         if self.first_decision_wall is None:
             self.first_decision_wall = now
@@ -376,6 +378,10 @@ class BedProcess:
             write_outputs(self.out_dir, self.spec["stem"], self.decisions, src.duration)
         if self.writer is not None:
             self.writer.close()
+        from rt_eeg.io.atomic import write_json_atomic
+
+        # Every decision's latency with its wall time, for benchmarks over a time window.
+        write_json_atomic(self.run_dir / "latencies.json", list(self.latency_log))
         self.report("eos", stats=self.stats() | {"interrupted": self.stopping})
         return 0
 
