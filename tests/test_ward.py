@@ -150,6 +150,8 @@ def test_ward_config_checks_every_key(tmp_path):
             ward_from_dict(data)
         assert text in str(err.value), (data, str(err.value))
         assert "\n" not in str(err.value)
+    example = load_ward_config(ROOT / "docs" / "ward.example.toml")
+    assert [b.name for b in example.beds] == ["bed01", "bed02"] and example.beds[1].live
     path = tmp_path / "ward.toml"
     path.write_text('[ward]\nheartbeat_s = "x"\n')
     proc = subprocess.run([sys.executable, "-m", "rt_eeg.cli", "serve", "--config", str(path)],
@@ -198,6 +200,17 @@ def test_three_beds_equal_offline_add_remove_and_control_errors(files, offline, 
         serve.until(lambda: "e" not in serve.beds(), 30, "bed e was never removed")
         rows = serve.beds()
         assert sorted(rows) == ["a", "b", "c", "d"]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        cli = [sys.executable, "-m", "rt_eeg.cli", "ward"]
+        table = subprocess.run(cli + ["list", "--config", str(tmp_path / "ward.toml")], env=env,
+                               capture_output=True, text=True)  # fmt: skip
+        lines = table.stdout.splitlines()
+        assert table.returncode == 0 and lines[0].split()[:3] == ["BED", "STATE", "LAST"]
+        assert [ln.split()[0] for ln in lines[1:]] == ["a", "b", "c", "d"]
+        bad = subprocess.run(cli + ["pause", "nobody", "--control", serve.control], env=env,
+                             capture_output=True, text=True)  # fmt: skip
+        assert bad.returncode == 2 and bad.stderr.strip().endswith("unknown bed 'nobody'")
+        assert len(bad.stderr.strip().splitlines()) == 1
         assert all(r["restarts"] == 0 and r["drops"] == 0 for r in rows.values()), rows
     finally:
         code = serve.stop()
@@ -226,10 +239,15 @@ def test_dead_bed_is_restarted_and_others_are_unchanged(files, offline, tmp_path
     try:
         serve.until(lambda: (serve.beds()["b"].get("last_decision") or "").startswith(("bckg", "seiz")),
                     60, "bed b never decided")  # fmt: skip
+        # Pausing a replay stops its clock: nothing is lost, its outputs stay identical.
+        assert serve.ask({"cmd": "pause", "bed": "c"}) == {"ok": True, "bed": "c", "paused": True}
+        serve.until(lambda: serve.beds()["c"]["state"] == "PAUSED", 10, "bed c not paused")
         pid = serve.beds()["b"]["pid"]
         os.kill(pid, signal.SIGKILL)
         serve.until(lambda: serve.beds()["b"]["restarts"] == 1, 20, "bed b was not restarted")
         assert serve.beds()["b"]["pid"] != pid or serve.beds()["b"]["state"] == "ERROR"
+        assert serve.ask({"cmd": "resume", "bed": "c"})["ok"]
+        serve.until(lambda: serve.beds()["c"]["state"] in ("BCKG", "SEIZ"), 10, "bed c not resumed")
         serve.until(lambda: _finished(serve, "abc"), 90, "beds never finished")
         pids = [r["pid"] for r in serve.beds().values() if r["pid"]]
         rows = serve.beds()
@@ -237,7 +255,7 @@ def test_dead_bed_is_restarted_and_others_are_unchanged(files, offline, tmp_path
         code = serve.stop()
     assert code == 128 + signal.SIGTERM and _gone(pids)
     out = tmp_path / "out"
-    for bed in "ac":  # untouched by b's death, byte for byte
+    for bed in "ac":  # untouched by b's death (and c by its pause), byte for byte
         stem = files[bed].stem
         assert _outputs(out / bed, stem) == _outputs(offline["dir"] / bed, stem), bed
         assert rows[bed]["restarts"] == 0
@@ -287,3 +305,37 @@ def test_decoder_killed_beds_resume_with_na_gap_then_sigterm(files, tmp_path):
         assert m["decoder_resets"] >= 1 and m["n_na"] >= len(gap)
     ward = json.loads((out / "ward_metrics.json").read_text())
     assert len(ward["decoder_restarts"]) == 1 and ward["stop_signal"] == "SIGTERM"
+
+
+def test_lsl_bed_equals_offline(files, tmp_path):
+    """A bed on a live LSL stream: decisions as they come, the usual files at the stop."""
+    import threading
+
+    from lsl_helpers import Publisher, unique_name
+
+    from rt_eeg.decoder import Decoder
+    from rt_eeg.detector import detect_recording
+    from rt_eeg.outputs import write_outputs
+
+    name = unique_name()
+    pub = Publisher(files["a"], name, speed=4.0, go=threading.Event())
+    pub.start()
+    assert pub.outlet_ready.wait(30)
+    cfg = _write_config(tmp_path, files, {})
+    cfg.write_text(cfg.read_text() + f'[[bed]]\nname = "amp"\nlsl = "{name}"\n')
+    serve = Serve(cfg)
+    try:
+        serve.until(lambda: serve.beds()["amp"]["state"] != "STARTING" or pub.done.is_set(), 60,
+                    "the LSL bed never started")  # fmt: skip
+        pub.go.set()
+        assert pub.done.wait(60) and pub.error is None
+        serve.until(lambda: (serve.beds()["amp"]["last_decision"] or "").endswith("@28s"), 30,
+                    "the LSL bed did not decide the stream")  # fmt: skip
+    finally:
+        pub.stop_flag.set()
+        code = serve.stop()
+    assert code == 128 + signal.SIGTERM
+    res = detect_recording(files["a"], Decoder(files["model"], device="cpu"))
+    write_outputs(tmp_path / "off", "amp", res.decisions, res.duration)
+    assert _outputs(tmp_path / "out" / "amp", "amp") == _outputs(tmp_path / "off", "amp")
+    assert (tmp_path / "out" / "amp" / "amp.index.json").exists()

@@ -168,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=45.0)
     ap.add_argument("--model", default=str(ROOT / "models" / "default"))
     ap.add_argument("--out", default=str(ROOT / "tools" / "results" / "bench_ward.json"))
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the runs of other N already in --out (replace those measured again)")
     args = ap.parse_args(argv)
     ns = [int(x) for x in args.beds.split(",")]
     runs = []
@@ -178,6 +180,10 @@ def main(argv: list[str] | None = None) -> int:
             r = run_n(n, args.seconds, args.model, edf, work)
             print(json.dumps(r), flush=True)
             runs.append(r)
+    if args.merge and Path(args.out).exists():
+        again = {r["n_beds"] for r in runs}
+        old = json.loads(Path(args.out).read_text()).get("runs", [])
+        runs = sorted([r for r in old if r["n_beds"] not in again] + runs, key=lambda r: r["n_beds"])
     ok = [r["n_beds"] for r in runs if (r.get("latency_ms") or {}).get("p95") is not None
           and r["latency_ms"]["p95"] <= 100.0]
     result = {

@@ -91,6 +91,7 @@ class BedProcess:
         self.last: dict | None = None
         self.last_probs: np.ndarray | None = None
         self.eos_back = False
+        self.decided_to: float | None = None  # end of the last decision (never decide twice)
 
     # -- signals and heartbeats ---------------------------------------------------------
     def install_signals(self) -> None:
@@ -177,7 +178,7 @@ class BedProcess:
                 self.decoder_resets += 1
                 self.post.restart()  # the epochs it never decided become 'na'
             start = float(msg.header["t0"])
-            if self.post._next_start is not None and start < self.post._next_start - 1e-6:
+            if self.decided_to is not None and start < self.decided_to - 1e-6:
                 self.malformed += 1  # an epoch decided already (never decide twice)
                 continue
             for d in self.post.push(start, msg.payload):
@@ -189,6 +190,7 @@ class BedProcess:
         now = time.time()
         rec = decision_record(d, now)
         self.n_decisions += 1
+        self.decided_to = d.stop
         if self.live_out is not None:
             self.live_out.add(d)
         else:
@@ -251,6 +253,7 @@ class BedProcess:
 
             self.live_out = LiveOutputs(self.out_dir, spec["stem"], spec["rotate_s"])
             if self.live_out.last_stop is not None:
+                self.decided_to = self.live_out.last_stop
                 self.post.restart(resume_at=self.live_out.last_stop)
             self.writer = RotatingSignal(self.out_dir, spec["stem"], src.sfreq, self.ch_names,
                                          spec["rotate_s"])  # fmt: skip
@@ -263,7 +266,7 @@ class BedProcess:
                 jpath.unlink(missing_ok=True)  # a new run of this bed, not a resume
             self.decisions, self.first_decision_wall = read_journal(jpath, repair=True)
             if self.decisions:
-                resume_t = self.decisions[-1].stop
+                resume_t = self.decided_to = self.decisions[-1].stop
                 self.post.restart(resume_at=resume_t)
             self.journal = open(jpath, "a", encoding="utf-8")  # noqa: SIM115
         self.report("ready", stats=self.stats())

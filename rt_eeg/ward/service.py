@@ -43,6 +43,8 @@ log = logging.getLogger("rt_eeg.ward")
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 STOP_TIMEOUT_S = 40.0
 LOCK = "serve.pid"
+#: Decoder starts in a row that fail before it is ready, after which the service stops.
+MAX_DECODER_FAILS = 3
 N_TRACE = 250
 STATUS_EVERY_S = 1.0
 METRICS_EVERY_S = 10.0
@@ -396,11 +398,12 @@ class WardService:
         if isinstance(msg.header.get("stats"), dict):
             d["stats"] = d["stats_by_inc"][d["inc"]] = msg.header["stats"]
         if msg.kind == "ready" and not d["ready"]:
-            d["ready"] = True
+            d["ready"], d["fails"] = True, 0
             d["t_ready"] = d["t_ready"] or time.time()
             self.on_event("ready", "decoder", d["stats"])
         if msg.header.get("error"):
-            log.error("decoder: %s", msg.header["error"])
+            d["error"] = str(msg.header["error"])[:300]
+            log.error("decoder: %s", d["error"])
 
     def _bed_report(self, e: BedEntry, msg) -> None:
         e.last_seen = time.monotonic()
@@ -444,6 +447,11 @@ class WardService:
     def _supervise(self, now: float, *, stopping: bool) -> None:
         d = self.decoder
         proc = d["proc"]
+        if proc.poll() is not None and not d["ready"]:
+            d["fails"] = d.get("fails", 0) + 1
+            if d["fails"] >= MAX_DECODER_FAILS:  # e.g. a model that cannot load: stop, say why
+                raise RtEegError(f"the decoder failed {d['fails']} times before it was ready: "
+                                 f"{d.get('error') or 'exit code ' + str(proc.returncode)}", self.cfg.model)
         if not stopping or any(e.proc is not None and e.proc.poll() is None for e in self.beds.values()):
             if proc.poll() is not None:
                 self._spawn_decoder(f"exited with code {proc.returncode}")
@@ -467,8 +475,8 @@ class WardService:
                     self._write_metrics(e)
                     del self.beds[name]
                     self.on_event("removed", name, None)
-                elif e.finished or stopping:
-                    pass
+                elif e.finished or stopping or code == 0:
+                    e.finished = True  # a bed exits 0 only after writing its outputs
                 else:
                     e.proc = None
                     self._bed_failed(e, f"exited with code {code}")
