@@ -81,7 +81,7 @@ def until(pred, timeout: float, proc) -> bool:
 def run_n(n: int, seconds: float, model: str, edf: Path, work: Path) -> dict:
     out = work / f"n{n}"
     cfg = work / f"ward_{n}.toml"
-    lines = ["[ward]", f'model = "{model}"', 'device = "cpu"', f'output = "{out}"', "warm_windows = 4096"]
+    lines = ["[ward]", f'model = "{model}"', 'device = "cpu"', f'output = "{out}"']
     for i in range(n):
         lines += ["[[bed]]", f'name = "bed{i:02d}"', f'edf = "{edf}"', "speed = 1.0"]
     cfg.write_text("\n".join(lines) + "\n")

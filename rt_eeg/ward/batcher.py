@@ -21,6 +21,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -35,6 +36,8 @@ log = logging.getLogger("rt_eeg.ward")
 MAX_CHANNELS = 64
 MAX_DRAIN = 4096  # messages taken per round at most (bounded latency per round)
 MAX_BEDS = 512
+#: A model call longer than this is a hang: the watchdog stops heartbeating for it.
+MAX_CALL_S = 60.0
 
 
 class BedStream:
@@ -82,6 +85,26 @@ class Batcher:
         self.model_ms: list[float] = []
         self.stopping = False
         self._last_beat = 0.0
+        self.call_started: float | None = None
+        threading.Thread(target=self._watchdog, args=(ep["reports"],), daemon=True).start()
+
+    def _watchdog(self, endpoint: str) -> None:
+        """Heartbeat while a model call runs (a large backlog, a first-use XLA compile): the
+        main loop cannot, and the service must not take a busy decoder for a dead one. A call
+        that lasts beyond ``MAX_CALL_S`` gets no heartbeat, so a hang is still caught. Its own
+        socket: ZeroMQ sockets are not shared between threads."""
+        sock = make_socket(self.ctx, zmq.PUSH, endpoint, bind=False)
+        sender = Sender(sock, "decoder", self.inc)
+        period = self.spec["heartbeat_s"] / 2
+        try:
+            while not self.stopping:
+                time.sleep(period)
+                started = self.call_started
+                if started is not None and time.monotonic() - started < MAX_CALL_S:
+                    sender.send("control", {"kind": "heartbeat", "t_emit": time.time(),
+                                            "pid": os.getpid()}, block=False)  # fmt: skip
+        finally:
+            sock.close(0)
 
     def report(self, kind: str, **extra) -> None:
         self.ctl.send("control", {"kind": kind, "t_emit": time.time(), "pid": os.getpid(), **extra},
@@ -222,7 +245,11 @@ class Batcher:
             items.append((b.stream, feats, times))
             b.pending = []
         t0 = time.perf_counter()
-        results = self.decoder.predict_many(items)
+        self.call_started = time.monotonic()
+        try:
+            results = self.decoder.predict_many(items)
+        finally:
+            self.call_started = None
         n_epochs = sum(len(r[0]) for r in results)
         if n_epochs:
             self.model_ms.append((time.perf_counter() - t0) * 1000)
@@ -247,6 +274,8 @@ class Batcher:
             bed.dropped += 1
 
     def close(self) -> None:
+        self.stopping = True
+        time.sleep(self.spec["heartbeat_s"] / 2 + 0.05)  # the watchdog closes its socket
         self.router.close(0)
         self.ctl.sock.close()
         self.ctx.term()

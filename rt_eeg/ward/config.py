@@ -154,7 +154,7 @@ class WardConfig:
     backoff_max_s: float = 60.0
     batch_wait_ms: float = 2.0
     data_hwm: int = 200
-    warm_windows: int = 2048
+    warm_windows: int = 8192
     alarm_log: str = "alarms.jsonl"
     alarm_command: tuple = ()
     postprocess: PostprocessConfig | None = None
