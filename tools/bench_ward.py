@@ -152,6 +152,7 @@ def run_n(n: int, seconds: float, model: str, edf: Path, work: Path) -> dict:
     ward = json.loads((out / "ward_metrics.json").read_text()) if (out / "ward_metrics.json").exists() else {}
     res["decoder_batch_hist_epochs"] = (ward.get("decoder_stats") or {}).get("batch_hist")
     res["decoder_model_ms_p95"] = (ward.get("decoder_stats") or {}).get("model_ms_p95")
+    res["decoder_restarts"] = ward.get("decoder_restarts")
     late = out / "late" / "metrics.json"
     if late.exists() and t_add:
         m = json.loads(late.read_text())
