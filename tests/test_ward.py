@@ -164,8 +164,22 @@ def test_ward_config_checks_every_key(tmp_path):
 def test_three_beds_equal_offline_add_remove_and_control_errors(files, offline, tmp_path):
     serve = Serve(_write_config(tmp_path, files, {"a": "max", "b": "max", "c": "max"}))
     try:
-        # Control errors are one-line replies; the service carries on.
+        # The ward status: once per second, every bed with its state and a 10 s trace.
         ctx = zmq.Context.instance()
+        sub = ctx.socket(zmq.SUB)
+        sub.setsockopt(zmq.LINGER, 0)
+        sub.setsockopt(zmq.SUBSCRIBE, b"ward")
+        sub.connect(json.loads((Path(serve.cfg.output) / ".ward" / "endpoints.json").read_text())["status"])
+        assert sub.poll(15_000), "no ward status within 15 s"
+        topic, head, body = sub.recv_multipart()
+        sub.close()
+        header = json.loads(head)
+        traces = np.frombuffer(body, "<f4").reshape(header["shape"])
+        assert topic == b"ward" and header["kind"] == "ward_status" and header["stream"] == "ward"
+        assert [b["name"] for b in header["beds"]] == ["a", "b", "c"] and traces.shape == (3, 250)
+        assert all(b["state"] in ("STARTING", "NO DATA", "STALE", "BCKG", "SEIZ", "PAUSED", "ERROR")
+                   for b in header["beds"]) and np.isfinite(traces).all()  # fmt: skip
+        # Control errors are one-line replies; the service carries on.
         raw = ctx.socket(zmq.REQ)
         raw.setsockopt(zmq.LINGER, 0)
         raw.connect(serve.control)
@@ -227,6 +241,12 @@ def test_three_beds_equal_offline_add_remove_and_control_errors(files, offline, 
     labels = [e.label for e in epochs]
     assert duration == pytest.approx(SECONDS) and len(epochs) == SECONDS
     assert "na" in labels and labels[0] != "na"
+    # The alarm manager saw every bed's decisions: one raised alarm per seizure event.
+    lines = [json.loads(ln) for ln in (out / "alarms.jsonl").read_text().splitlines()]
+    alarms = {(a["bed"], a["id"]) for a in (ln.get("alarm", ln) for ln in lines)}
+    for bed in "abcd":
+        events = (out / bed / f"{files[bed].stem}.tse").read_text().count(" seiz ")
+        assert sum(b == bed for b, _ in alarms) == events, bed
     ward = json.loads((out / "ward_metrics.json").read_text())
     hist = ward["decoder_stats"]["batch_hist"]
     assert sum(int(k) * v for k, v in hist.items()) >= 4 * SECONDS
