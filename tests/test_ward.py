@@ -204,6 +204,10 @@ def test_three_beds_equal_offline_add_remove_and_control_errors(files, offline, 
         for parts in ([b"features", b"{bad", b""], [b"x"], [b"features", b'{"v":1,"kind":"data","seq":0}', b"12"]):
             rogue.send_multipart(parts)
         rogue.close()
+        # A bed whose source cannot be opened: ERROR with its message, restarted with back-off.
+        from lsl_helpers import unique_name  # machine-only LSL config, inherited by the beds
+
+        assert serve.ask({"cmd": "add", "bed": {"name": "ghost", "lsl": unique_name("absent")}})["ok"]
         # A bed added while the others run, and one removed while it streams at 1x.
         assert serve.ask({"cmd": "add", "bed": {"name": "d", "edf": str(files["d"]), "speed": "max"}})["ok"]
         assert serve.ask({"cmd": "add", "bed": {"name": "e", "edf": str(files["d"]), "speed": 1.0}})["ok"]
@@ -212,6 +216,17 @@ def test_three_beds_equal_offline_add_remove_and_control_errors(files, offline, 
                     30, "bed e never decided")  # fmt: skip
         assert serve.ask({"cmd": "remove", "bed": "e"})["ok"]
         serve.until(lambda: "e" not in serve.beds(), 30, "bed e was never removed")
+        ghost = serve.until(lambda: serve.beds()["ghost"]["restarts"] >= 1 and serve.beds()["ghost"],
+                            60, "the failing bed was not restarted")  # fmt: skip
+        assert ghost["state"] == "ERROR" and "absent-" in ghost["detail"], ghost
+        assert serve.ask({"cmd": "remove", "bed": "ghost"})["ok"]
+        serve.until(lambda: "ghost" not in serve.beds(), 30, "bed ghost was never removed")
+        # Acknowledge an alarm over the control socket (the overview does the same).
+        lines = [json.loads(ln) for ln in (Path(serve.cfg.output) / "alarms.jsonl").read_text().splitlines()]
+        if lines:
+            first = lines[0].get("alarm", lines[0])
+            reply = serve.ask({"cmd": "ack", "alarm": first["id"], "by": "nurse"})
+            assert reply["ok"] and reply["alarm"]["acknowledged_by"] == "nurse"
         rows = serve.beds()
         assert sorted(rows) == ["a", "b", "c", "d"]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -408,7 +408,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return bed.main()
     except Exception as err:  # report to the service (ERROR, restart with back-off), exit 1
-        log.exception("bed %s failed", bed.name)
+        from rt_eeg.errors import RtEegError
+
+        if isinstance(err, RtEegError):  # a bad input: one line, no traceback
+            log.error("%s", err)
+        else:
+            log.exception("bed %s failed", bed.name)
         bed.report("heartbeat", error=f"{type(err).__name__}: {err}"[:400])
         return 1
     finally:
