@@ -30,6 +30,9 @@ COMMANDS: dict[str, str] = {
     "train": "train the channel-based LSTM decoder on a corpus",
     "simulate": "write a simulated EEG corpus in the TUSZ v2 layout",
     "features": "compute LFCC features of an EDF recording",
+    "serve": "run the ward service: many beds, one batched decoder",
+    "ward": "control a running ward service (list, add, remove, pause, resume, ack)",
+    "overview": "open the ward overview (one tile per bed, alarms, acknowledge) on a running service",
     "bench": "run the benchmarks in tools/ and collect their JSON",
     "keys": "make a CURVE key pair for monitors on other machines",
 }

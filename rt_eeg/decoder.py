@@ -460,14 +460,42 @@ class Decoder:
         self._run(np.zeros((22, WINDOW_FRAMES, width), np.float32))
 
     # ---------------------------------------------------------------- model calls
+    #: Run every model call on power-of-two batch shapes (>= 32 windows), so that XLA
+    #: compiles a handful of shapes instead of one per size (about 0.5 s each): the ward's
+    #: batches vary with the beds that are due. A batch is split into power-of-two pieces
+    #: while 1024 or more windows are left and the rest is zero-padded (at most 1023 wasted
+    #: windows). Results are unchanged: inference is batch-invariant.
+    pad_batches = False
+
     def _run(self, windows: np.ndarray) -> np.ndarray:
         """Model on raw-normalised windows ``(n, 70, F)`` -> ``(n,)`` float32 P(seizure)."""
-        if windows.shape[0] == 0:
+        n_all = windows.shape[0]
+        if n_all == 0:
             return np.zeros(0, np.float32)
         out = []
-        for i in range(0, windows.shape[0], BATCH_WINDOWS):
-            out.append(self._infer(windows[i : i + BATCH_WINDOWS]))
+        i = 0
+        while i < n_all:
+            left = n_all - i
+            if not self.pad_batches:
+                take = m = min(left, BATCH_WINDOWS)
+            elif left >= 1024:
+                take = m = min(1 << (left.bit_length() - 1), BATCH_WINDOWS)
+            else:
+                take, m = left, max(32, 1 << (left - 1).bit_length())
+            chunk = windows[i : i + take]
+            if m > take:
+                chunk = np.concatenate([chunk, np.zeros((m - take, *chunk.shape[1:]), chunk.dtype)])
+            out.append(self._infer(chunk)[:take])
+            i += take
         return np.concatenate(out)
+
+    def warm_batches(self, max_windows: int) -> None:
+        """Compile the padded batch shapes up to ``max_windows`` now, not on first use."""
+        width = int(self._model.input_shape[-1])
+        m = 32
+        while m <= min(max_windows, BATCH_WINDOWS):
+            self._infer(np.zeros((m, WINDOW_FRAMES, width), np.float32))
+            m *= 2
 
     def _probs(
         self, windows: np.ndarray, n_valid: np.ndarray, centers: np.ndarray | None = None

@@ -367,3 +367,25 @@ def test_a_new_live_run_never_appends_to_an_earlier_one(tmp_path):
         Supervisor(spec, out, speed=None, config=PipelineConfig(model=str(tmp_path / "model")), name="ward3")
     assert sorted(p.name for p in out.iterdir()) == ["ward3.index.json"]  # nothing touched
     del outlet
+
+
+def test_a_stream_whose_rate_changes_is_refused_in_one_line(rec256):
+    """An outlet declaring 256 Hz whose samples come 1/512 s apart (an amplifier restarted at
+    another rate behind the same stream) must not be analysed on the old time line."""
+    name = unique_name()
+    with open_recording(rec256) as rec:
+        outlet = make_outlet(name, rec.input_labels, 256.0)
+        n_in = len(rec.input_labels)
+    src = LslSource(name, resolve_timeout_s=20)
+    try:
+        t0 = pylsl.local_clock()
+        x = np.random.default_rng(0).normal(0, 20, (512, n_in)).astype(np.float32)
+        for k in range(12):  # 12 s of stamps at 512 Hz
+            stamps = (t0 + (k * 512 + np.arange(512)) / 512.0).tolist()
+            outlet.push_chunk(x, stamps)
+        with pytest.raises(RtEegError) as err:
+            _collect(src, 30.0, timeout_s=30)
+        assert "stream rate changed: samples arrive at 512 Hz, the stream declares 256 Hz" in str(err.value)
+        assert str(err.value).startswith(f"lsl:{name}:") and "\n" not in str(err.value)
+    finally:
+        src.close()

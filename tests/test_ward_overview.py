@@ -293,12 +293,9 @@ def test_tile_texts():
 def test_overview_entry_point_writes_a_screenshot(tmp_path, ctx, publisher):
     pub, ep = publisher
     png = tmp_path / "ward.png"
-    code = ("import sys; from rt_eeg.ward.overview import add_overview_arguments, run_overview; "
-            "import argparse; p = argparse.ArgumentParser(); add_overview_arguments(p); "
-            "sys.exit(run_overview(p.parse_args(sys.argv[1:])))")  # fmt: skip
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code, "--status", ep, "--control", "tcp://127.0.0.1:9",
+    proc = subprocess.Popen(  # the installed command line: rt-eeg overview ...
+        [sys.executable, "-m", "rt_eeg.cli", "overview", "--status", ep, "--control", "tcp://127.0.0.1:9",
          "--screenshot", str(png), "--after", "0.3", "--size", "1280x720", "--user", "t"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)  # fmt: skip
     frames = status(8)
@@ -325,6 +322,8 @@ def test_overview_entry_point_refuses_bad_endpoints():
     add_overview_arguments(p)
     with pytest.raises(RtEegError, match="--status"):
         run_overview(p.parse_args(["--status", "http://x"]))
+    with pytest.raises(RtEegError, match="--config WARD_TOML or --status"):
+        run_overview(p.parse_args([]))
     with pytest.raises(RtEegError, match="--size"):
         run_overview(p.parse_args(["--status", "tcp://127.0.0.1:5", "--size", "big"]))
     with pytest.raises(RtEegError, match="--wait"):

@@ -317,6 +317,25 @@ class LslSource:
                     self._open_segment(float(ts[a]))
                 yield from self._push(raw[a:b], chunk_samples)
             last_ts = float(ts[-1])
+            self._check_rate(last_ts)
+
+    #: Signal seconds of a segment after which its sample spacing is compared with the
+    #: declared rate, and the relative difference that means the rate has changed.
+    RATE_CHECK_S, RATE_TOLERANCE = 5.0, 0.05
+
+    def _check_rate(self, last_ts: float) -> None:
+        """Refuse a stream whose samples no longer come at its declared rate (an amplifier
+        restarted at another rate behind the same stream): analysed at the old rate, its
+        time line would be wrong. The caller (a ward bed) restarts and reads the new rate."""
+        if self._seg is None or self._seg_n < 2:
+            return
+        span = last_ts - self._seg_ts0
+        if span < self.RATE_CHECK_S:
+            return
+        observed = (self._seg_n - 1) / span
+        if abs(observed / self.stream_sfreq - 1) > self.RATE_TOLERANCE:
+            raise RtEegError(f"stream rate changed: samples arrive at {observed:.4g} Hz, the "
+                             f"stream declares {self.stream_sfreq:g} Hz", self.where)  # fmt: skip
 
     def finish(self, chunk_samples: int) -> Iterator[SignalBlock]:
         """End of the run: the open segment's remaining samples (conditioner tail included)."""

@@ -20,7 +20,7 @@ Layout, top to bottom:
   yellow frame;
 - a status line (beds, seizures, status age, acknowledging user, the last problem).
 
-:func:`add_overview_arguments` and :func:`run_overview` are the ``rt-eeg ward overview``
+:func:`add_overview_arguments` and :func:`run_overview` are the ``rt-eeg overview``
 entry point.
 """
 
@@ -473,8 +473,10 @@ class WardOverview(QtWidgets.QWidget):
 
 
 def add_overview_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of ``rt-eeg ward overview``."""
-    parser.add_argument("--status", required=True, metavar="ENDPOINT",
+    """Arguments of ``rt-eeg overview``."""
+    parser.add_argument("--config", metavar="WARD_TOML",
+                        help="the running service's ward.toml (finds its status and control endpoints)")  # fmt: skip
+    parser.add_argument("--status", metavar="ENDPOINT",
                         help="the ward service's status endpoint (ipc://... or tcp://127.0.0.1:PORT)")  # fmt: skip
     parser.add_argument("--control", metavar="ENDPOINT",
                         help="the service's control endpoint, for Acknowledge")  # fmt: skip
@@ -515,7 +517,7 @@ def _parse_size(text: str) -> tuple[int, int]:
 
 
 def run_overview(args: argparse.Namespace) -> int:
-    """Open the ward overview on a running service (``rt-eeg ward overview``).
+    """Open the ward overview on a running service (``rt-eeg overview``).
 
     Returns
     -------
@@ -525,6 +527,14 @@ def run_overview(args: argparse.Namespace) -> int:
     from rt_eeg.monitor.app import prepare_qt
     from rt_eeg.security import parse_endpoint
 
+    if getattr(args, "config", None):
+        from rt_eeg.commands.ward import service_endpoints
+
+        eps = service_endpoints(args.config)
+        args.status = args.status or eps["status"]
+        args.control = args.control or eps["control"]
+    if not args.status:
+        raise RtEegError("give --config WARD_TOML or --status ENDPOINT")
     for flag in ("status", "control"):
         ep = getattr(args, flag)
         if ep is not None:

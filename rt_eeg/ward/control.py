@@ -1,0 +1,76 @@
+"""The ward's control socket: JSON request in, JSON reply out (REQ/REP).
+
+Requests (the ward contract)::
+
+    {"cmd": "list"}
+    {"cmd": "add", "bed": {"name": ..., "edf": ... | "lsl": ..., ...}}
+    {"cmd": "remove" | "pause" | "resume", "bed": NAME}
+    {"cmd": "ack", "alarm": ID, "by": USER}
+
+Replies are ``{"ok": true, ...}`` or ``{"ok": false, "error": "one line"}``; a malformed
+request gets the latter, never a crash of the service.
+"""
+
+from __future__ import annotations
+
+import json
+
+import zmq
+
+from rt_eeg.errors import RtEegError
+
+COMMANDS = ("list", "add", "remove", "pause", "resume", "ack")
+MAX_REQUEST_BYTES = 64 << 10
+
+
+class RequestError(ValueError):
+    """A request the service cannot act on: its message is the one-line reply."""
+
+
+def parse_request(raw: bytes) -> dict:
+    """Decode and shape-check one request (``RequestError`` with a one-line reason)."""
+    if len(raw) > MAX_REQUEST_BYTES:
+        raise RequestError(f"request of {len(raw)} bytes exceeds {MAX_REQUEST_BYTES}")
+    try:
+        req = json.loads(raw, parse_constant=lambda c: (_ for _ in ()).throw(ValueError(c)))
+    except (ValueError, UnicodeDecodeError, RecursionError) as err:
+        raise RequestError(f"request is not JSON ({str(err)[:80]})") from None
+    if not isinstance(req, dict):
+        raise RequestError("request must be a JSON object")
+    cmd = req.get("cmd")
+    if cmd not in COMMANDS:
+        raise RequestError(f"unknown cmd {str(cmd)[:40]!r} (known: {', '.join(COMMANDS)})")
+    if cmd in ("remove", "pause", "resume") and not isinstance(req.get("bed"), str):
+        raise RequestError(f"{cmd} needs \"bed\": NAME")
+    if cmd == "add" and not isinstance(req.get("bed"), dict):
+        raise RequestError("add needs \"bed\": {name, edf|lsl, ...}")
+    if cmd == "ack" and not (isinstance(req.get("alarm"), str) and isinstance(req.get("by"), str)):
+        raise RequestError("ack needs \"alarm\": ID and \"by\": USER")
+    return req
+
+
+def request(endpoint: str, req: dict, timeout_s: float = 5) -> dict:
+    """Send one request to a running ward service and return its reply.
+
+    Raises
+    ------
+    RtEegError
+        Nothing answered within ``timeout_s`` (no service there), or the reply is not JSON.
+    """
+    ctx = zmq.Context.instance()
+    sock = ctx.socket(zmq.REQ)
+    sock.setsockopt(zmq.LINGER, 0)
+    try:
+        sock.connect(endpoint)
+        sock.send(json.dumps(req).encode())
+        if not sock.poll(int(timeout_s * 1000)):
+            raise RtEegError(f"no reply within {timeout_s:g} s (is rt-eeg serve running?)", endpoint)
+        try:
+            reply = json.loads(sock.recv())
+        except ValueError:
+            raise RtEegError("reply is not JSON", endpoint) from None
+        if not isinstance(reply, dict):
+            raise RtEegError("reply is not a JSON object", endpoint)
+        return reply
+    finally:
+        sock.close(0)
