@@ -24,3 +24,45 @@ def shared_dir() -> Path:
 def rng() -> np.random.Generator:
     """A seeded generator so every test signal is reproducible."""
     return np.random.default_rng(12345)
+
+
+# --------------------------------------------------------------------------------------------
+# The live-pipeline tests (test_pipeline, test_faults, test_live) share one model, one
+# recording and the offline detector's result on it; built once per session. Tests must not
+# change them (copy the model folder first, as the broken-model test does).
+
+
+@pytest.fixture(scope="session")
+def model_dir(tmp_path_factory) -> Path:
+    """An untrained model folder (default architecture, seed 3): real shapes and timing.
+
+    Modules that need another model define their own ``model_dir``, which overrides this one.
+    """
+    from rt_eeg.decoder import write_untrained_model
+
+    return write_untrained_model(tmp_path_factory.mktemp("model") / "m", seed=3)
+
+
+@pytest.fixture(scope="session")
+def recording(tmp_path_factory) -> Path:
+    """A generated 45 s TUH-named recording at 256 Hz (noise, seed 11), ``rec_s001_t000.edf``."""
+    from edf_factory import tuh_like
+
+    rng = np.random.default_rng(11)
+    path, _ = tuh_like(tmp_path_factory.mktemp("rec") / "rec_s001_t000.edf", 45.0, 256, rng=rng)
+    return path
+
+
+@pytest.fixture(scope="session")
+def offline_detection(recording, model_dir):
+    """The offline detector on ``recording`` with ``model_dir``: what live runs must equal.
+
+    Returns
+    -------
+    rt_eeg.detector.DetectionResult
+        ``decisions`` and ``duration``, for ``rt_eeg.outputs.write_outputs``.
+    """
+    from rt_eeg.decoder import Decoder
+    from rt_eeg.detector import detect_recording
+
+    return detect_recording(recording, Decoder(model_dir, device="cpu"))

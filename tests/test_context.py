@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from lfcc_like import lfcc_like
 
 from rt_eeg.context import BLOCK_EPOCHS, BackgroundContext, gate_score, recording_centers
 from rt_eeg.decoder import FRAMES_PER_EPOCH, Decoder, write_untrained_model
@@ -14,7 +15,6 @@ pytestmark = [
     pytest.mark.timeout(180),
     pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning"),
 ]
-N_FEAT = 26
 
 
 @pytest.fixture(scope="module")
@@ -26,12 +26,6 @@ def ctx_decoders(tmp_path_factory):
         )
         for norm in ("context", "context_maxabs")
     }
-
-
-def _features(rng, n_frames, n_ch=22):
-    base = rng.normal(0, 1, (n_frames, n_ch, N_FEAT)).astype(np.float32)
-    drift = np.cumsum(rng.normal(0, 0.05, (n_frames, n_ch, 1)), axis=0).astype(np.float32)
-    return base + drift + np.float32(5.0) * (np.arange(N_FEAT) == 0)
 
 
 def test_center_is_window_mean_at_start_then_background_median():
@@ -60,7 +54,7 @@ def test_gate_score_top_k():
 @pytest.mark.parametrize("chunks", [[1], [3, 7, 10, 25], [99999]], ids=["1", "mixed", "whole"])
 def test_streaming_equals_batch(ctx_decoders, norm, chunks):
     dec = ctx_decoders[norm]
-    feats = _features(np.random.default_rng(5), 10 * 260, n_ch=8)
+    feats = lfcc_like(np.random.default_rng(5), 10 * 260, n_ch=8)
     want = dec.predict_recording(feats)
     stream = dec.open_stream(8)
     got, i, k = [], 0, 0
@@ -82,7 +76,7 @@ def test_store_centers_equal_decoder_centers(ctx_decoders):
     makes the same calls: here every epoch accepted except a labelled stretch."""
     dec = ctx_decoders["context"]
     rng = np.random.default_rng(6)
-    feats = _features(rng, 10 * 150, n_ch=4)
+    feats = lfcc_like(rng, 10 * 150, n_ch=4)
     accept = np.ones(150, bool)
     accept[60:90] = False
     want = recording_centers(feats, accept)
@@ -117,7 +111,7 @@ def test_context_inputs_are_gain_invariant(ctx_decoders):
 
 def test_reset_window_keeps_context(ctx_decoders):
     dec = ctx_decoders["context"]
-    feats = _features(np.random.default_rng(8), 10 * 40, n_ch=3)
+    feats = lfcc_like(np.random.default_rng(8), 10 * 40, n_ch=3)
     stream = dec.open_stream(3)
     dec.predict_many([(stream, feats, None)])
     n_acc = stream.context.n_accepted + stream.context.n_rejected
@@ -148,7 +142,7 @@ def test_gate_keeps_called_seizure_out(tmp_path):
     (d / "manifest.json").write_text(json.dumps(man))
     dec = Decoder(d, device="cpu")
     stream = dec.open_stream(4)
-    feats = _features(np.random.default_rng(9), 10 * 30, n_ch=4)
+    feats = lfcc_like(np.random.default_rng(9), 10 * 30, n_ch=4)
     _, probs = dec.predict_many([(stream, feats, None)])[0]
     assert probs.min() > 0.99
     assert stream.context.n_accepted == 0 and stream.context.n_rejected == 30

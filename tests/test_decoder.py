@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 import pytest
+from lfcc_like import N_FEAT, lfcc_like
 
 from rt_eeg.decoder import (
     FRAMES_PER_EPOCH,
@@ -26,15 +27,21 @@ pytestmark = [
     # Keras 3 internals on numpy 2 (model.save); not ours.
     pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning"),
 ]
-N_FEAT = 26
+
+#: The models of ``model_dirs``: (architecture, normalisation).
+MODEL_KEYS = [("frame_lstm", "maxabs"), ("epoch_lstm", "maxabs"), ("frame_lstm", "zscore")]
 
 
 @pytest.fixture(scope="module")
-def model_dirs(tmp_path_factory):
-    """Untrained models (weights random but fixed): both architectures, both normalisations."""
+def model_dirs(model_dir, tmp_path_factory):
+    """Untrained models (weights random but fixed): both architectures, both normalisations.
+
+    ``(frame_lstm, maxabs)`` is the default model the pipeline tests share (conftest).
+    """
     root = tmp_path_factory.mktemp("models")
     return {
-        ("epoch_lstm", "maxabs"): write_untrained_model(root / "a", seed=1),
+        ("frame_lstm", "maxabs"): model_dir,
+        ("epoch_lstm", "maxabs"): write_untrained_model(root / "a", arch="epoch_lstm", seed=1),
         ("frame_lstm", "zscore"): write_untrained_model(
             root / "b", arch="frame_lstm", normalisation="zscore", seed=2
         ),
@@ -44,13 +51,6 @@ def model_dirs(tmp_path_factory):
 @pytest.fixture(scope="module")
 def decoders(model_dirs):
     return {k: Decoder(v, device="cpu") for k, v in model_dirs.items()}
-
-
-def _features(rng, n_frames, n_ch=22):
-    # LFCC-like: a log-energy-ish offset, a slow drift and noise, varying per channel.
-    base = rng.normal(0, 1, (n_frames, n_ch, N_FEAT)).astype(np.float32)
-    drift = np.cumsum(rng.normal(0, 0.05, (n_frames, n_ch, 1)), axis=0).astype(np.float32)
-    return base + drift + np.float32(5.0) * (np.arange(N_FEAT) == 0)
 
 
 def _stream(decoder, feats, chunks):
@@ -70,11 +70,11 @@ def _stream(decoder, feats, chunks):
     return np.concatenate(starts), np.concatenate(probs)
 
 
-@pytest.mark.parametrize("key", [("epoch_lstm", "maxabs"), ("frame_lstm", "zscore")])
+@pytest.mark.parametrize("key", MODEL_KEYS)
 @pytest.mark.parametrize("chunks", [[1], [3, 7, 10, 25], [9999]], ids=["1", "mixed", "whole"])
 def test_streaming_equals_batch(decoders, rng, key, chunks):
     dec = decoders[key]
-    feats = _features(rng, 437)  # 43 complete epochs + 7 frames never scored
+    feats = lfcc_like(rng, 437)  # 43 complete epochs + 7 frames never scored
     batch = dec.predict_recording(feats)
     starts, stream = _stream(dec, feats, chunks)
     assert batch.shape == (43, 22) and stream.shape == batch.shape
@@ -86,8 +86,8 @@ def test_streaming_equals_batch(decoders, rng, key, chunks):
 
 
 def test_predict_recording_function_and_random_chunks(decoders, model_dirs, rng):
-    dec = decoders[("epoch_lstm", "maxabs")]
-    feats = _features(rng, 300, n_ch=20)
+    dec = decoders[("frame_lstm", "maxabs")]
+    feats = lfcc_like(rng, 300, n_ch=20)
     np.testing.assert_array_equal(predict_recording(dec, feats), dec.predict_recording(feats))
     chunks = list(rng.integers(1, 23, size=50))
     _, stream = _stream(dec, feats, chunks)
@@ -97,8 +97,8 @@ def test_predict_recording_function_and_random_chunks(decoders, model_dirs, rng)
 @pytest.mark.parametrize("n_ch", [22, 20, 16])
 def test_channel_counts_and_independence(decoders, rng, n_ch):
     """Each channel is decoded on its own: a channel subset gives the same columns."""
-    dec = decoders[("epoch_lstm", "maxabs")]
-    feats = _features(rng, 200, n_ch=22)
+    dec = decoders[("frame_lstm", "maxabs")]
+    feats = lfcc_like(rng, 200, n_ch=22)
     full = dec.predict_recording(feats)
     keep = np.sort(rng.choice(22, n_ch, replace=False))
     sub = dec.predict_recording(feats[:, keep])
@@ -108,11 +108,11 @@ def test_channel_counts_and_independence(decoders, rng, n_ch):
     np.testing.assert_allclose(stream, sub, atol=1e-5, rtol=0)
 
 
-@pytest.mark.parametrize("key", [("epoch_lstm", "maxabs"), ("frame_lstm", "zscore")])
+@pytest.mark.parametrize("key", MODEL_KEYS)
 def test_causal(decoders, rng, key):
     """Changing frames after epoch e never changes epochs <= e; it does change later ones."""
     dec = decoders[key]
-    feats = _features(rng, 250)
+    feats = lfcc_like(rng, 250)
     base = dec.predict_recording(feats)
     for e in (0, 3, 12):
         changed = feats.copy()
@@ -147,7 +147,7 @@ def test_window_normalisation():
 
 
 def test_recording_windows_padding(rng):
-    feats = _features(rng, 95, n_ch=3)
+    feats = lfcc_like(rng, 95, n_ch=3)
     w, nv = recording_windows(feats, np.arange(9))
     np.testing.assert_array_equal(nv, np.repeat(n_valid_frames(np.arange(9)), 3))
     # Epoch 2, channel 1: 40 leading zeros then frames 0..29.
@@ -159,8 +159,8 @@ def test_recording_windows_padding(rng):
 
 
 def test_predict_many_batches_streams(decoders, rng):
-    dec = decoders[("epoch_lstm", "maxabs")]
-    a, b = _features(rng, 120, 22), _features(rng, 120, 16)
+    dec = decoders[("frame_lstm", "maxabs")]
+    a, b = lfcc_like(rng, 120, 22), lfcc_like(rng, 120, 16)
     sa, sb = dec.open_stream(22), dec.open_stream(16)
     got_a, got_b = [], []
     for i in range(0, 120, 5):
@@ -192,7 +192,7 @@ def test_refuses_mismatched_features_toml(model_dirs, tmp_path):
 
 
 def test_bad_inputs(decoders, model_dirs, tmp_path):
-    dec = decoders[("epoch_lstm", "maxabs")]
+    dec = decoders[("frame_lstm", "maxabs")]
     dec.flush()
     bad = np.zeros((10, 22, N_FEAT), np.float32)
     bad[3, 4, 5] = np.nan
@@ -213,11 +213,11 @@ def test_gpu_request_without_gpu(model_dirs):
     import tensorflow as tf
 
     if tf.config.list_physical_devices("GPU"):
-        dec = Decoder(model_dirs[("epoch_lstm", "maxabs")], device="gpu")
+        dec = Decoder(model_dirs[("frame_lstm", "maxabs")], device="gpu")
         assert dec.device == "/GPU:0"
     else:
         with pytest.raises(RtEegError, match="no GPU"):
-            Decoder(model_dirs[("epoch_lstm", "maxabs")], device="gpu")
+            Decoder(model_dirs[("frame_lstm", "maxabs")], device="gpu")
 
 
 def test_import_is_cheap():

@@ -16,27 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from edf_factory import tuh_like
-from test_pipeline import _killer
+from pipeline_helpers import killer, pids_of, source_passed
 
 from rt_eeg.config import PipelineConfig
 from rt_eeg.io.annotations import read_csv_bi, read_hyp, read_tse
 
 pytestmark = pytest.mark.timeout(150)
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory) -> Path:
-    from rt_eeg.decoder import write_untrained_model
-
-    return write_untrained_model(tmp_path_factory.mktemp("model") / "m", seed=3)
-
-
-@pytest.fixture(scope="module")
-def recording(tmp_path_factory) -> Path:
-    rng = np.random.default_rng(11)
-    path, _ = tuh_like(tmp_path_factory.mktemp("rec") / "rec_s001_t000.edf", 45.0, 256, rng=rng)
-    return path
 
 
 def _supervise(edf, out, model_dir, *, speed=5.0, on_event=None, monitor=None):
@@ -71,12 +56,6 @@ def _no_leftovers(out: Path, ipc_dir: str | None = None) -> None:
         assert not Path(ipc_dir).exists(), "ipc folder left behind"
 
 
-def _pids_of(stage: str, tmp_path: Path) -> list[int]:
-    found = subprocess.run(["pgrep", "-f", f"rt_eeg.pipeline.stages {stage}"],
-                           capture_output=True, text=True).stdout.split()  # fmt: skip
-    return [int(p) for p in found if str(tmp_path) in Path(f"/proc/{p}/cmdline").read_text()]
-
-
 def test_killed_decoder_restarts_once_and_is_given_its_start_up_time(
     recording, model_dir, tmp_path
 ):
@@ -87,7 +66,7 @@ def test_killed_decoder_restarts_once_and_is_given_its_start_up_time(
     from rt_eeg.pipeline.supervisor import Supervisor
     from rt_eeg.pipeline.transport import make_socket
 
-    kill, killed = _killer(tmp_path, "decoder", 100)
+    kill, killed = killer(tmp_path, "decoder", 100)
     cfg = PipelineConfig(model=str(model_dir), device="cpu")
     sup = Supervisor(recording, tmp_path / "live", speed=5.0, config=cfg)
 
@@ -116,15 +95,9 @@ def test_two_stages_killed_at_once(recording, model_dir, tmp_path):
     killed: dict = {}
 
     def on_event(kind, who, info):
-        if (
-            kind == "heartbeat"
-            and who == "source"
-            and info
-            and info["processed"] > 120
-            and not killed
-        ):
+        if source_passed(kind, who, info, 120) and not killed:
             for stage in ("features", "decoder"):
-                for pid in _pids_of(stage, tmp_path):
+                for pid in pids_of(stage, tmp_path):
                     os.kill(pid, signal.SIGKILL)
                     killed[stage] = pid
 
@@ -144,14 +117,8 @@ def test_paused_stage_longer_than_heartbeat_timeout_is_replaced(recording, model
     paused: dict = {}
 
     def on_event(kind, who, info):
-        if (
-            kind == "heartbeat"
-            and who == "source"
-            and info
-            and info["processed"] > 100
-            and not paused
-        ):
-            paused["pid"] = _pids_of("features", tmp_path)[0]
+        if source_passed(kind, who, info, 100) and not paused:
+            paused["pid"] = pids_of("features", tmp_path)[0]
             os.kill(paused["pid"], signal.SIGSTOP)
             paused["t"] = time.monotonic()
         elif kind == "restart" and paused and "cont" not in paused:
@@ -170,15 +137,15 @@ def test_paused_stage_longer_than_heartbeat_timeout_is_replaced(recording, model
     _no_leftovers(tmp_path)
 
 
-def test_killed_headless_monitor_does_not_disturb_detection(recording, model_dir, tmp_path):
-    from rt_eeg.decoder import Decoder
-    from rt_eeg.detector import detect_recording
+def test_killed_headless_monitor_does_not_disturb_detection(
+    recording, model_dir, offline_detection, tmp_path
+):
     from rt_eeg.outputs import write_outputs
 
     done: dict = {}
 
     def on_event(kind, who, info):
-        if kind == "heartbeat" and who == "source" and info and info["processed"] > 50 and not done:
+        if source_passed(kind, who, info, 50) and not done:
             mon = sup_box["sup"].procs["monitor"]
             mon.kill()
             done["pid"] = mon.pid
@@ -191,7 +158,7 @@ def test_killed_headless_monitor_does_not_disturb_detection(recording, model_dir
     sup_box = {"sup": sup}
     metrics = sup.run_pipeline()
     assert done and metrics["restarts"] == []
-    res = detect_recording(recording, Decoder(model_dir, device="cpu"))
+    res = offline_detection
     write_outputs(tmp_path / "off", recording.stem, res.decisions, res.duration)
     for suffix in (".hyp", ".csv_bi"):
         assert (tmp_path / "live" / f"{recording.stem}{suffix}").read_text() == (
@@ -288,7 +255,7 @@ def test_stop_while_a_restarted_decoder_is_starting_still_writes_outputs(
 ):
     """Regression (issue #15): after the decoder was killed, Ctrl-C did not end the run and
     no outputs were written although decisions sat in the journal."""
-    kill, killed = _killer(tmp_path, "decoder", 100)
+    kill, killed = killer(tmp_path, "decoder", 100)
     stopped: dict = {}
 
     def on_event(kind, who, info):

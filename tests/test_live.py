@@ -5,11 +5,8 @@ process, on this machine only (see lsl_helpers)."""
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
-import numpy as np
 import pytest
-from edf_factory import tuh_like
 from lsl_helpers import Publisher, unique_name
 
 from rt_eeg.config import PipelineConfig
@@ -19,28 +16,12 @@ pytestmark = pytest.mark.timeout(300)
 
 
 @pytest.fixture(scope="module")
-def model_dir(tmp_path_factory) -> Path:
-    from rt_eeg.decoder import write_untrained_model
-
-    return write_untrained_model(tmp_path_factory.mktemp("model") / "m", seed=3)
-
-
-@pytest.fixture(scope="module")
-def recording(tmp_path_factory) -> Path:
-    path, _ = tuh_like(tmp_path_factory.mktemp("rec") / "amp_s001_t000.edf", 45.0, 256,
-                       rng=np.random.default_rng(11))  # fmt: skip
-    return path
-
-
-@pytest.fixture(scope="module")
-def offline(recording, model_dir, tmp_path_factory):
-    from rt_eeg.decoder import Decoder
-    from rt_eeg.detector import detect_recording
+def offline(offline_detection, tmp_path_factory):
+    """The offline detector's outputs, named as the live runs name theirs ('amp')."""
     from rt_eeg.outputs import write_outputs
 
-    res = detect_recording(recording, Decoder(model_dir, device="cpu"))
     out = tmp_path_factory.mktemp("off")
-    write_outputs(out, "amp", res.decisions, res.duration)
+    write_outputs(out, "amp", offline_detection.decisions, offline_detection.duration)
     return out
 
 

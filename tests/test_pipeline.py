@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -13,27 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import zmq
-from edf_factory import tuh_like
+from pipeline_helpers import killer
 
 from rt_eeg.config import PipelineConfig
 from rt_eeg.io.annotations import read_csv_bi, read_hyp, read_tse
 from rt_eeg.io.signalfile import read_signal
 from rt_eeg.pipeline.messages import MessageError, decode, encode
 from rt_eeg.pipeline.transport import Receiver, make_socket
-
-
-@pytest.fixture(scope="module")
-def model_dir(tmp_path_factory) -> Path:
-    from rt_eeg.decoder import write_untrained_model
-
-    return write_untrained_model(tmp_path_factory.mktemp("model") / "m", seed=3)
-
-
-@pytest.fixture(scope="module")
-def recording(tmp_path_factory) -> Path:
-    rng = np.random.default_rng(7)
-    path, _ = tuh_like(tmp_path_factory.mktemp("rec") / "rec_s001_t000.edf", 45.0, 256, rng=rng)
-    return path
 
 
 def test_messages_round_trip_and_reject_malformed():
@@ -91,13 +76,13 @@ def _run(edf, out, model_dir, speed=None, on_event=None):
     ).run_pipeline()
 
 
-def test_replay_max_speed_equals_offline_detector(recording, model_dir, tmp_path):
-    from rt_eeg.decoder import Decoder
-    from rt_eeg.detector import detect_recording
+def test_replay_max_speed_equals_offline_detector(
+    recording, model_dir, offline_detection, tmp_path
+):
     from rt_eeg.outputs import write_outputs
 
     metrics = _run(recording, tmp_path / "live", model_dir)
-    res = detect_recording(recording, Decoder(model_dir, device="cpu"))
+    res = offline_detection
     write_outputs(tmp_path / "off", recording.stem, res.decisions, res.duration)
     for suffix in (".hyp", ".csv_bi", ".tse", "_events.tsv"):
         live = (tmp_path / "live" / f"{recording.stem}{suffix}").read_text()
@@ -117,33 +102,9 @@ def test_replay_max_speed_equals_offline_detector(recording, model_dir, tmp_path
     assert metrics["time_to_first_decision_s"] > 0
 
 
-def _killer(tmp_path: Path, stage: str, after_frames: int):
-    """An on_event hook that SIGKILLs this test's ``stage`` process once the source has
-    streamed ``after_frames`` frames; returns (hook, record of what it killed)."""
-    killed: dict = {}
-
-    def on_event(kind, who, info):
-        if (
-            kind == "heartbeat"
-            and who == "source"
-            and info
-            and info["processed"] > after_frames
-            and not killed
-        ):
-            pids = subprocess.run(
-                ["pgrep", "-f", f"rt_eeg.pipeline.stages {stage}"], capture_output=True, text=True
-            )
-            for pid in pids.stdout.split():
-                if str(tmp_path) in Path(f"/proc/{pid}/cmdline").read_text():
-                    os.kill(int(pid), signal.SIGKILL)
-                    killed["pid"] = int(pid)
-
-    return on_event, killed
-
-
 def test_killing_feature_extractor_mid_stream_is_survived(recording, model_dir, tmp_path):
     # Kill the feature extractor once the source has streamed ~15 s of signal.
-    on_event, killed = _killer(tmp_path, "features", 150)
+    on_event, killed = killer(tmp_path, "features", 150)
     metrics = _run(recording, tmp_path / "live", model_dir, speed=5.0, on_event=on_event)
     assert killed.get("pid"), "the feature extractor was never killed"
     assert [r["stage"] for r in metrics["restarts"]] == ["features"]
@@ -203,7 +164,7 @@ def test_a_stage_that_cannot_start_fails_the_run_with_its_error(recording, model
 
 
 def test_source_dying_mid_stream_still_writes_valid_outputs(recording, model_dir, tmp_path):
-    on_event, killed = _killer(tmp_path, "source", 100)
+    on_event, killed = killer(tmp_path, "source", 100)
     metrics = _run(recording, tmp_path / "live", model_dir, speed=5.0, on_event=on_event)
     assert killed and any(e["stage"] == "source" for e in metrics["errors"])
     epochs, duration = read_hyp(tmp_path / "live" / f"{recording.stem}.hyp")
@@ -223,7 +184,7 @@ def test_max_speed_on_ten_minutes_loses_nothing(model_dir, tmp_path):
 
 
 def test_killing_postprocessor_keeps_every_decision_already_made(recording, model_dir, tmp_path):
-    on_event, killed = _killer(tmp_path, "postprocess", 250)
+    on_event, killed = killer(tmp_path, "postprocess", 250)
     metrics = _run(recording, tmp_path / "live", model_dir, speed=5.0, on_event=on_event)
     assert killed and [r["stage"] for r in metrics["restarts"]] == ["postprocess"]
     epochs, _ = read_hyp(tmp_path / "live" / f"{recording.stem}.hyp")
