@@ -143,7 +143,10 @@ def _referential_montage(channels: list[ChannelInfo]) -> Montage:
         extra = [
             (a, b)
             for a, b in REDUCED_DERIVATIONS
-            if a in used and b in used and (a, b) not in pairs and SKIPPED_ELECTRODE.get((a, b)) not in used
+            if a in used
+            and b in used
+            and (a, b) not in pairs
+            and SKIPPED_ELECTRODE.get((a, b)) not in used
         ]
         if extra:
             name, pairs = "reduced", pairs + extra
@@ -170,7 +173,9 @@ def _bipolar_montage(channels: list[ChannelInfo]) -> Montage:
     if len(formed) < REDUCED_BELOW:
         # Input pairs that are 10-20 chain derivations (either polarity), kept as they are:
         # a bipolar input cannot be re-referenced, so no electrode is known to be missing.
-        extra = [p for p in REDUCED_DERIVATIONS if p not in formed and (p in pairs or p[::-1] in pairs)]
+        extra = [
+            p for p in REDUCED_DERIVATIONS if p not in formed and (p in pairs or p[::-1] in pairs)
+        ]
         if extra:
             name, wanted = "reduced", formed + extra
     inputs: list[ChannelInfo] = []
