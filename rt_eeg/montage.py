@@ -140,16 +140,9 @@ def _referential_montage(channels: list[ChannelInfo]) -> Montage:
     pairs = [tuple(ch.split("-")) for ch in (TCP_22 if has_ears else TCP_20)]
     pairs = [(a, b) for a, b in pairs if a in used and b in used]
     if len(pairs) < REDUCED_BELOW:
-        extra = [
-            (a, b)
-            for a, b in REDUCED_DERIVATIONS
-            if a in used
-            and b in used
-            and (a, b) not in pairs
-            and SKIPPED_ELECTRODE.get((a, b)) not in used
-        ]
-        if extra:
-            name, pairs = "reduced", pairs + extra
+        reduced = chain_pairs(e for e in used if has_ears or e not in ("A1", "A2"))
+        if len(reduced) > len(pairs):
+            name, pairs = "reduced", reduced
     # Matrix rows, in file order: the TCP electrodes present (as always), plus any other
     # chain electrode a reduced derivation uses (FZ, PZ).
     rows = [e for e in used if e in TCP_ELECTRODES or any(e in p for p in pairs)]
@@ -247,3 +240,78 @@ def reduced_note(montage: str, ch_names, path=None) -> str | None:
         f"{where}reduced montage: {len(ch_names)} channels ({len(ch_names) - len(added)} TCP, "
         f"{len(added)} added 10-20 derivations: {', '.join(added)})"
     )
+
+
+def chain_pairs(electrodes) -> list[tuple[str, str]]:
+    """The bipolar derivations a recording of only ``electrodes`` is read in.
+
+    Neighbours along each 10-20 chain (:data:`CHAINS_10_20`, plus the ear pairs A1-T3 and
+    T4-A2) once the electrodes not in ``electrodes`` are left out, skipping at most one:
+    the TCP channels for a full set; for Fp1 Fp2 C3 C4 T3 T4 O1 O2 the 11 channels of the
+    reduced montage. Order: TCP order, then :data:`REDUCED_DERIVATIONS` order.
+    """
+    have = set(electrodes)
+    tcp = [tuple(ch.split("-")) for ch in TCP_22]
+    tcp = [(a, b) for a, b in tcp if a in have and b in have]
+    extra = [
+        (a, b)
+        for a, b in REDUCED_DERIVATIONS
+        if a in have
+        and b in have
+        and (a, b) not in tcp
+        and SKIPPED_ELECTRODE.get((a, b)) not in have
+    ]
+    return tcp + extra
+
+
+def bipolar_rereference(
+    pairs: list[tuple[str, str]], electrodes
+) -> tuple[list[tuple[str, str]], np.ndarray]:
+    """Derive the :func:`chain_pairs` of an electrode subset from bipolar input channels.
+
+    Bipolar channels of one common reference sum along a path: FP1-C3 = FP1-F3 + F3-C3, so
+    a bipolar recording (CHB-MIT) reduced to an electrode subset is read exactly as a
+    referential recording of only those electrodes would be.
+
+    Parameters
+    ----------
+    pairs : list of (str, str)
+        The input channels, ``(electrode, electrode2)`` each, normalised names.
+    electrodes : iterable of str
+        The electrodes kept.
+
+    Returns
+    -------
+    out : list of (str, str)
+        Derivations formed (those whose electrodes are connected through the input pairs).
+    matrix : np.ndarray
+        ``(n_inputs, n_out)`` float32 of +1/-1/0: ``derived = signal @ matrix``.
+    """
+    adj: dict[str, list[tuple[str, int, float]]] = {}
+    for i, (a, b) in enumerate(pairs):
+        adj.setdefault(a, []).append((b, i, 1.0))
+        adj.setdefault(b, []).append((a, i, -1.0))
+    out, cols = [], []
+    for a, b in chain_pairs(e for e in electrodes if e in adj):
+        # Breadth-first: the shortest chain of input channels from a to b (input order
+        # breaks ties, so the result is deterministic).
+        prev: dict[str, tuple[str, int, float] | None] = {a: None}
+        queue = [a]
+        while queue and b not in prev:
+            node = queue.pop(0)
+            for nxt, i, sign in adj[node]:
+                if nxt not in prev:
+                    prev[nxt] = (node, i, sign)
+                    queue.append(nxt)
+        if b not in prev:
+            continue
+        col = np.zeros(len(pairs), np.float32)
+        node = b
+        while prev[node] is not None:
+            node_prev, i, sign = prev[node]
+            col[i] += sign
+            node = node_prev
+        out.append((a, b))
+        cols.append(col)
+    matrix = np.stack(cols, axis=1) if cols else np.zeros((len(pairs), 0), np.float32)
+    return out, matrix
