@@ -62,6 +62,7 @@ def _chain_derivations() -> tuple[tuple[str, str], ...]:
 #: FP1-C3, C3-O1, ..., FZ-PZ, T3-CZ, C3-C4, CZ-T4). With referential input a pair across
 #: an electrode is formed only when that electrode is missing.
 REDUCED_DERIVATIONS: tuple[tuple[str, str], ...] = _chain_derivations()
+_ADDED_NAMES = frozenset(f"{a}-{b}" for a, b in REDUCED_DERIVATIONS) - set(TCP_22)
 #: A recording whose TCP montage has fewer channels than this gets the reduced montage.
 REDUCED_BELOW = 8
 #: The electrode a pair across one electrode skips: ("FP1", "C3") -> "F3".
@@ -240,6 +241,11 @@ def reduced_note(montage: str, ch_names, path=None) -> str | None:
         f"{where}reduced montage: {len(ch_names)} channels ({len(ch_names) - len(added)} TCP, "
         f"{len(added)} added 10-20 derivations: {', '.join(added)})"
     )
+
+
+def is_reduced(ch_names) -> bool:
+    """Whether channels are a reduced montage: one of them is an added 10-20 derivation."""
+    return any(c in _ADDED_NAMES for c in ch_names)
 
 
 def chain_pairs(electrodes) -> list[tuple[str, str]]:

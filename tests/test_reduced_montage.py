@@ -273,3 +273,22 @@ def test_degrade_corpus_rereferences_bipolar_input(tmp_path, rng):
         # them: the error is that rounding, nothing more.
         err = np.abs(x[:, j] - (v[a] - v[b]))
         assert err.max() < 0.1 * (terms[ch] + 1) and err.mean() < 0.2, ch  # +1: the output step
+
+
+def test_reduced_montage_keeps_the_share_of_channels_the_score_averages(rng):
+    """top 4 of 22 TCP channels ~ top 2 of the 11 reduced ones: a seizure on 2 of 11
+    channels fires with top_k_reduced = 2, not with 4; TCP channels keep top_k."""
+    from rt_eeg.postprocess import PostprocessConfig, effective_top_k, postprocess_recording
+
+    cfg = PostprocessConfig(top_k=4, threshold_on=0.9, threshold_off=0.5, onset_epochs=2)
+    assert effective_top_k(cfg, EIGHT_CHANNELS) == 2 and effective_top_k(cfg, TCP_22) == 4
+    assert effective_top_k(cfg.replace(top_k_reduced=4), EIGHT_CHANNELS) == 4
+    assert effective_top_k(cfg, [f"C{i}" for i in range(22)]) == 4  # not a reduced montage
+    probs = np.clip(rng.normal(0.05, 0.02, (120, 11)), 0, 1)
+    probs[40:80, [2, 3]] = 0.99  # FP1-T3 and T3-O1: a left temporal seizure
+    for k, fires in ((2, True), (4, False)):
+        dec = postprocess_recording(np.arange(120.0), probs, list(EIGHT_CHANNELS), cfg.replace(top_k_reduced=k))
+        seiz = [d for d in dec if d.label == "seiz"]
+        assert bool(seiz) is fires
+        if fires:
+            assert 40 <= seiz[0].start <= 43 and set(seiz[0].channels) == {"FP1-T3", "T3-O1"}

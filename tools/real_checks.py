@@ -77,9 +77,9 @@ def _features(signal_uv: np.ndarray, sfreq: float, cfg: FeatureConfig) -> np.nda
     return feats
 
 
-def _piece_score(probs: np.ndarray) -> float:
+def _piece_score(probs: np.ndarray, k: int = 4) -> float:
     full = probs[FULL_FROM:] if probs.shape[0] > FULL_FROM else probs
-    return float(gate_score(full).mean())
+    return float(gate_score(full, k).mean())
 
 
 def chb_reader(electrodes: list[str] | None, sfreq: float | None):
@@ -116,12 +116,19 @@ def chb_reader(electrodes: list[str] | None, sfreq: float | None):
     return names, read, rate
 
 
-def chbmit(decoder, shared: Path, threshold: float, electrodes=None, sfreq=None) -> dict:
-    """Ictal vs pre-ictal separation per patient, with and without the patient's context."""
+def chbmit(decoder, shared: Path, post, electrodes=None, sfreq=None) -> dict:
+    """Ictal vs pre-ictal separation per patient, with and without the patient's context.
+
+    ``post`` is the model's PostprocessConfig: a piece's score averages the channels its
+    postprocessor would (``top_k``, or ``top_k_reduced`` on a reduced montage).
+    """
+    from rt_eeg.postprocess import effective_top_k
+
     base = shared / "data" / "real_seizure_snippets" / "chbmit"
     names, read, rate = chb_reader(electrodes, sfreq)
     cfg = decoder.feature_config
-    out: dict = {"channels_formed": names, "sfreq": rate, "patients": {}}
+    threshold, k = post.threshold_on, effective_top_k(post, names)
+    out: dict = {"channels_formed": names, "sfreq": rate, "top_k": k, "patients": {}}
     for pdir in sorted(p for p in base.iterdir() if p.is_dir()):
         pieces = {}
         for kind, sub, suffix in (("ictal", "ictal", "_ictal.npy"), ("pre", "preictal_10s", "_preictal10s.npy")):
@@ -143,7 +150,7 @@ def chbmit(decoder, shared: Path, threshold: float, electrodes=None, sfreq=None)
                             decoder.predict_many([(stream, pieces[(other, "pre")], None)])
                             stream.reset_window()
                     _, probs = decoder.predict_many([(stream, pieces[(rec, kind)], None)])[0]
-                    scores[kind].append(_piece_score(probs))
+                    scores[kind].append(_piece_score(probs, k))
             y = np.r_[np.ones(len(scores["ictal"])), np.zeros(len(scores["pre"]))]
             p = np.r_[scores["ictal"], scores["pre"]]
             res[mode] = {
@@ -232,14 +239,15 @@ def main(argv=None) -> int:
 
     model_dir = Path(args.model)
     decoder = Decoder(model_dir, device="cpu")
-    threshold = load_postprocess_config(model_dir).threshold_on
+    post = load_postprocess_config(model_dir)
+    threshold = post.threshold_on
     result = {
         "model": str(model_dir),
         "normalisation": decoder.normalisation,
         "threshold_on": threshold,
         "electrodes": electrodes,
         "sfreq": args.sfreq,
-        "chbmit": chbmit(decoder, shared, threshold, electrodes, args.sfreq),
+        "chbmit": chbmit(decoder, shared, post, electrodes, args.sfreq),
     }
     if not degraded:
         result["tuh_background"] = tuh_background(model_dir, decoder, shared)

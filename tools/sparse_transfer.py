@@ -42,13 +42,36 @@ SELECT_OTHER = "slowing,fourteen_six,movement,electrode_pop"
 #: 19 scalp electrodes + ears (the simulator's files also carry T1/T2, which TCP never uses).
 E21 = "FP1,FP2,F3,F4,C3,C4,P3,P4,O1,O2,F7,F8,T3,T4,T5,T6,FZ,CZ,PZ,A1,A2"
 E8 = "FP1,FP2,C3,C4,T3,T4,O1,O2"
-#: name -> (what, degrade_corpus arguments or None for the simulated corpus itself)
-CONDITIONS: dict[str, tuple[str, list[str] | None]] = {
-    "full": ("22-channel TCP, 250 Hz (as simulated)", None),
-    "e21_100": ("21 electrodes, 100 Hz", ["--electrodes", E21, "--sfreq", "100"]),
-    "e8_100": ("8 electrodes (reduced montage, 11 channels), 100 Hz", ["--electrodes", E8, "--sfreq", "100"]),
-    "e8_250": ("8 electrodes (reduced montage, 11 channels), 250 Hz", ["--electrodes", E8]),
-}
+#: name -> (what, corpus (None: the simulated one), degrade_corpus arguments, postprocess
+#: override or None). The ``_k4`` rows are the reduced montage scored as before
+#: ``top_k_reduced`` existed: the top 4 channels on every montage.
+CONDITIONS: dict[str, tuple[str, str | None, list[str] | None, dict | None]] = {
+    "full": ("22-channel TCP, 250 Hz (as simulated)", None, None, None),
+    "e21_100": ("21 electrodes, 100 Hz", "e21_100", ["--electrodes", E21, "--sfreq", "100"], None),
+    "e8_100_k4": ("8 electrodes, 100 Hz, top 4 of 11 channels", "e8_100", ["--electrodes", E8, "--sfreq", "100"],
+                  {"top_k_reduced": 4}),
+    "e8_250_k4": ("8 electrodes, 250 Hz, top 4 of 11 channels", "e8_250", ["--electrodes", E8], {"top_k_reduced": 4}),
+    "e8_100": ("8 electrodes, 100 Hz, top 2 of 11 (top_k_reduced, default)", "e8_100",
+               ["--electrodes", E8, "--sfreq", "100"], None),
+    "e8_250": ("8 electrodes, 250 Hz, top 2 of 11 (top_k_reduced, default)", "e8_250", ["--electrodes", E8], None),
+}  # fmt: skip
+
+
+def model_with(model: Path, override: dict, where: Path) -> Path:
+    """A copy of ``model`` whose ``postprocess.toml`` sets ``override`` (the model files
+    themselves are untouched; their hashes still verify)."""
+    import shutil
+
+    if not (where / "postprocess.toml").is_file():
+        where.mkdir(parents=True, exist_ok=True)
+        for f in model.iterdir():
+            if f.is_file() and f.name != "postprocess.toml":
+                shutil.copy2(f, where / f.name)
+        lines = [ln for ln in (model / "postprocess.toml").read_text().splitlines()
+                 if ln.split("=")[0].strip() not in override]  # fmt: skip
+        lines += [f"{k} = {v}" for k, v in override.items()]
+        (where / "postprocess.toml").write_text("\n".join(lines) + "\n")
+    return where
 
 
 def _run(cmd: list[str]) -> None:
@@ -76,19 +99,22 @@ def main(argv=None) -> int:
     if not (full / "edf").is_dir():
         _run(sim_cmd)
     rows: dict = {}
-    for name, (what, degrade) in CONDITIONS.items():
-        corpus = full if degrade is None else work / name
+    for name, (what, cname, degrade, override) in CONDITIONS.items():
+        corpus = full if cname is None else work / cname
         if degrade is not None and not (corpus / "degrade.json").is_file():
             _run([py, str(ROOT / "tools" / "degrade_corpus.py"), "--src", str(full), "--out", str(corpus), *degrade])
-        listing = work / f"{name}.list"
+        listing = work / f"{cname or 'full'}.list"
         listing.write_text("".join(f"{p}\n" for p in sorted(corpus.rglob("*.edf"))))
+        model = Path(args.model)
+        if override:
+            model = model_with(model, override, work / f"model_{name}")
         out = work / f"eval_{name}"
         if not (out / "report.json").is_file():
-            _run([py, "-m", "rt_eeg.cli", "evaluate", "--list", str(listing), "--model", args.model,
+            _run([py, "-m", "rt_eeg.cli", "evaluate", "--list", str(listing), "--model", str(model),
                   "--out", str(out), "--workers", "1", "--quiet"])  # fmt: skip
         rep = json.loads((out / "report.json").read_text())
-        rows[name] = {"what": what, "degrade": degrade, "montages": rep.get("montages"),
-                      **_summary(rep), "per_family": per_family(rep)}  # fmt: skip
+        rows[name] = {"what": what, "degrade": degrade, "postprocess_override": override,
+                      "montages": rep.get("montages"), **_summary(rep), "per_family": per_family(rep)}  # fmt: skip
     real: dict = {}
     for tag, extra in (("full", []), ("e8", ["--electrodes", E8]), ("e8_100", ["--electrodes", E8, "--sfreq", "100"]),
                        ("full_100", ["--sfreq", "100"])):  # fmt: skip
