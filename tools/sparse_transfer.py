@@ -16,8 +16,9 @@ Usage::
 
     python tools/sparse_transfer.py --work /work/sim/sparse [--hours 16 --patients 8 --seed 31]
 
-Every step skips what is already in ``--work``. About 14 min of CPU for 16 h (simulation
-0.5 min, degrading 0.5 min, evaluation ~3 min per condition on one core).
+Every step skips what is already in ``--work``. About 20 min of CPU for 16 h (simulation
+0.5 min, degrading 0.5 min, evaluation 2-3 min per condition on one core, 6 conditions; the
+CHB-MIT checks 0.5 min each).
 """
 
 from __future__ import annotations
@@ -143,15 +144,22 @@ def main(argv=None) -> int:
         rows[name] = {"what": what, "degrade": degrade, "postprocess_override": override,
                       "montages": rep.get("montages"), **_summary(rep), "per_family": per_family(rep)}  # fmt: skip
     real: dict = {}
-    for tag, extra in (("full", []), ("e8", ["--electrodes", E8]), ("e8_100", ["--electrodes", E8, "--sfreq", "100"]),
-                       ("full_100", ["--sfreq", "100"])):  # fmt: skip
+    k4 = model_with(Path(args.model), {"top_k_reduced": 4}, work / "model_k4")
+    for tag, model, extra in (
+        ("full", args.model, []),
+        ("full_100", args.model, ["--sfreq", "100"]),
+        ("e8_k4", k4, ["--electrodes", E8]),
+        ("e8", args.model, ["--electrodes", E8]),
+        ("e8_100_k4", k4, ["--electrodes", E8, "--sfreq", "100"]),
+        ("e8_100", args.model, ["--electrodes", E8, "--sfreq", "100"]),
+    ):
         path = work / f"real_checks_{tag}.json"
         if not path.is_file():
-            _run([py, str(ROOT / "tools" / "real_checks.py"), "--model", args.model, "--no-bonn",
+            _run([py, str(ROOT / "tools" / "real_checks.py"), "--model", str(model), "--no-bonn",
                   "--out", str(path), *extra])  # fmt: skip
         doc = json.loads(path.read_text())
         real[tag] = {"electrodes": doc.get("electrodes"), "sfreq": doc.get("sfreq"),
-                     "channels": doc["chbmit"]["channels_formed"],
+                     "channels": doc["chbmit"]["channels_formed"], "top_k": doc["chbmit"].get("top_k"),
                      "chbmit": {p: {m: {"auc": round(v["auc"], 3), "ictal_pass": v["ictal_pass"],
                                         "preictal_pass": v["preictal_pass"], "n": v["n"]}
                                     for m, v in res.items()}
