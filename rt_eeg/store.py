@@ -139,12 +139,13 @@ def channel_labels(
 
 
 def _channel_seizures(ch: str, by_channel: dict, annotated: set[str]) -> list:
-    """Seizure intervals of one channel; a reduced-montage channel the per-channel file
-    does not name (FP1-C3) takes those of the TCP channels it spans (FP1-F3, F3-C3), and
-    failing that every channel's (it is a bipolar channel of the same scalp)."""
-    from rt_eeg.montage import SKIPPED_ELECTRODE
+    """Seizure intervals of one channel. A TCP channel the per-channel file does not name
+    is background (TUSZ lists every channel); an added reduced-montage channel it cannot
+    name (FP1-C3) takes those of the TCP channels it spans (FP1-F3, F3-C3), and failing
+    that every channel's (it is a bipolar channel of the same scalp)."""
+    from rt_eeg.montage import SKIPPED_ELECTRODE, TCP_22
 
-    if ch in annotated or "-" not in ch or not annotated - {"TERM"}:
+    if ch in annotated or ch in TCP_22 or "-" not in ch or not annotated - {"TERM"}:
         return by_channel.get(ch, [])
     a, b = ch.split("-", 1)
     mid = SKIPPED_ELECTRODE.get((a, b))
