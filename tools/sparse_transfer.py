@@ -16,7 +16,7 @@ Usage::
 
     python tools/sparse_transfer.py --work /work/sim/sparse [--hours 16 --patients 8 --seed 31]
 
-Every step skips what is already in ``--work``. About 20 min of CPU for 16 h (simulation
+Every step skips what is already in ``--work``. About 25 min of CPU for 16 h (simulation
 0.5 min, degrading 0.5 min, evaluation 2-3 min per condition on one core, 7 conditions; the
 CHB-MIT checks 0.5 min each).
 """
