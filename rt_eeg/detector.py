@@ -13,6 +13,7 @@ shape, so the decoder is called once per completed epoch, as the live decoder st
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,10 +113,13 @@ def detect_recording(edf: str | os.PathLike, decoder, post_config: PostprocessCo
                      *, chunk_s: float = 60.0) -> DetectionResult:  # fmt: skip
     """Run the detector over one EDF file, reading it in chunks (never loaded whole)."""
     from rt_eeg.io.edf import open_recording
-    from rt_eeg.montage import check_enough_channels
+    from rt_eeg.montage import check_enough_channels, reduced_note
 
     with open_recording(Path(edf)) as rec:
         check_enough_channels(rec.ch_names, edf)
+        note = reduced_note(rec.montage, rec.ch_names, edf)
+        if note:
+            logging.getLogger("rt_eeg.montage").warning(note)
         det = Detector(rec.ch_names, decoder, post_config)
         decisions: list[Decision] = []
         for _, block in rec.chunks(int(chunk_s * rec.sfreq)):

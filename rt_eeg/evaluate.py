@@ -75,7 +75,9 @@ def run_recording(edf: str, out_dir: str, model_dir: str, post: dict, device: st
            "probs": str(probs_path)}  # fmt: skip
     if paths["hyp"].is_file() and probs_path.is_file():
         with np.load(probs_path, allow_pickle=False) as z:
-            return row | {"status": "skipped", "duration_s": float(z["duration"]), "seconds": 0.0}
+            return row | {"status": "skipped", "duration_s": float(z["duration"]), "seconds": 0.0,
+                          "montage": str(z["montage"]) if "montage" in z else None,
+                          "ch_names": [str(c) for c in z["ch_names"]]}  # fmt: skip
     t0 = time.perf_counter()
     try:
         from rt_eeg.detector import detect_recording
@@ -84,12 +86,15 @@ def run_recording(edf: str, out_dir: str, model_dir: str, post: dict, device: st
         t0 = time.perf_counter()  # speed figures exclude the one-off model load per worker
         res = detect_recording(edf, decoder, PostprocessConfig.from_dict(post))
         save_npz_atomic(probs_path, epoch_starts=res.epoch_starts, probs=res.probs,
-                        ch_names=np.array(res.ch_names), duration=np.float64(res.duration))  # fmt: skip
+                        ch_names=np.array(res.ch_names), duration=np.float64(res.duration),
+                        montage=np.array(res.montage))  # fmt: skip
         write_outputs(out_dir, name, res.decisions, res.duration)
         return row | {
             "status": "done",
             "duration_s": res.duration,
             "seconds": time.perf_counter() - t0,
+            "montage": res.montage,
+            "ch_names": list(res.ch_names),
         }
     except RtEegError as err:
         return row | {
@@ -404,6 +409,12 @@ def evaluate(items: list[CorpusItem], out_dir, model_dir, *, post: PostprocessCo
                     "failed": [{"edf": r["edf"], "error": r["error"]} for r in rows if r["status"] == "failed"],
                     "hours": sum(r["duration_s"] for r in rows) / 3600, "wall_s": wall,
                     "workers": workers, "dask": dask}  # fmt: skip
+    # Which montages were analysed (a reduced one is a different channel set: say so).
+    montages: dict[str, int] = {}
+    for r in rows:
+        if r.get("montage"):
+            montages[r["montage"]] = montages.get(r["montage"], 0) + 1
+    report["montages"] = montages
     computed = sum(r["seconds"] for r in rows if r["status"] == "done")
     done_h = sum(r["duration_s"] for r in rows if r["status"] == "done") / 3600
     report["real_time_factor"] = done_h * 3600 / wall if done_h else None

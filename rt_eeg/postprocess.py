@@ -73,6 +73,11 @@ class PostprocessConfig:
         score of at least ``threshold_off``, starts a seizure (0 disables it).
     rise_epochs : int
         Epochs over which the rise is measured.
+    top_k_reduced : int
+        ``top_k`` for a reduced montage (:func:`rt_eeg.montage.is_reduced`), when smaller: the top 4 of 22 TCP channels is the same share
+        of the scalp as the top 2 of the 11 channels of an 8-electrode montage, so the
+        operating point tuned on full montages keeps its meaning. Set it to ``top_k`` to
+        use one ``top_k`` for every montage.
     """
 
     epoch_s: float = 1.0
@@ -87,6 +92,7 @@ class PostprocessConfig:
     channel_threshold: float = 0.5
     rise_delta: float = 0.0
     rise_epochs: int = 3
+    top_k_reduced: int = 2
 
     def __post_init__(self):
         problems = []
@@ -101,6 +107,7 @@ class PostprocessConfig:
             "offset_epochs",
             "min_duration_epochs",
             "rise_epochs",
+            "top_k_reduced",
         ):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1 (got {getattr(self, name)})")
@@ -153,6 +160,17 @@ class Decision:
         return HypEpoch(self.start, self.stop, self.label, round(float(self.confidence), 4))
 
 
+def effective_top_k(cfg: PostprocessConfig, ch_names) -> int:
+    """Channels averaged into the cross-channel score for these channels: ``top_k``, or
+    ``top_k_reduced`` when smaller and the channels are a reduced montage; at most all."""
+    from rt_eeg.montage import is_reduced
+
+    k = cfg.top_k
+    if is_reduced(ch_names):
+        k = min(k, cfg.top_k_reduced)
+    return max(1, min(k, len(ch_names)))
+
+
 class Postprocessor:
     """Causal cross-channel decision stage (see the module docstring).
 
@@ -166,7 +184,7 @@ class Postprocessor:
     def __init__(self, ch_names: list[str], config: PostprocessConfig | None = None):
         self.ch_names = list(ch_names)
         self.cfg = config or PostprocessConfig()
-        self.k = min(self.cfg.top_k, len(self.ch_names))
+        self.k = effective_top_k(self.cfg, self.ch_names)
         self._reset()
 
     def _reset(self) -> None:

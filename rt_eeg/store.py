@@ -119,19 +119,39 @@ def channel_labels(
     if path is None:
         raise RtEegError("no reference annotation for this recording", edf)
     by_channel: dict[str, list[tuple[float, float]]] = {}
+    annotated: set[str] = set()
     if Path(path).name.endswith("-summary.txt"):
         from rt_eeg.io.corpus import parse_chbmit_summary
 
         by_channel["TERM"] = list(parse_chbmit_summary(path).get(edf.name, []))
     else:
         for ev in read_annotation(path).events:
+            annotated.add(ev.channel.upper())
             if binary_label(ev.label) == "seiz":
                 by_channel.setdefault(ev.channel.upper(), []).append((ev.start, ev.stop))
     term = by_channel.get("TERM", [])
     out = np.zeros((n_epochs, len(ch_names)), np.uint8)
     for j, ch in enumerate(ch_names):
-        out[:, j] = epoch_labels_from_intervals(term + by_channel.get(ch.upper(), []), n_epochs)
+        out[:, j] = epoch_labels_from_intervals(
+            term + _channel_seizures(ch.upper(), by_channel, annotated), n_epochs
+        )
     return out
+
+
+def _channel_seizures(ch: str, by_channel: dict, annotated: set[str]) -> list:
+    """Seizure intervals of one channel. A TCP channel the per-channel file does not name
+    is background (TUSZ lists every channel); an added reduced-montage channel it cannot
+    name (FP1-C3) takes those of the TCP channels it spans (FP1-F3, F3-C3), and failing
+    that every channel's (it is a bipolar channel of the same scalp)."""
+    from rt_eeg.montage import SKIPPED_ELECTRODE, TCP_22
+
+    if ch in annotated or ch in TCP_22 or "-" not in ch or not annotated - {"TERM"}:
+        return by_channel.get(ch, [])
+    a, b = ch.split("-", 1)
+    mid = SKIPPED_ELECTRODE.get((a, b))
+    if mid and f"{a}-{mid}" in annotated and f"{mid}-{b}" in annotated:
+        return by_channel.get(f"{a}-{mid}", []) + by_channel.get(f"{mid}-{b}", [])
+    return [iv for k, ivs in by_channel.items() if k != "TERM" for iv in ivs]
 
 
 # --------------------------------------------------------------------------- corpus identity

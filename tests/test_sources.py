@@ -139,7 +139,7 @@ def _outlet(labels, units="microvolts", fs=500.0):
 def test_channel_map_makes_amplifier_labels_usable(tmp_path):
     elec = "Fp1 Fp2 F7 F3 Fz F4 F8 T3 C3 Cz C4 T4 T5 P3 Pz P4 T6 O1 O2 A1 A2".split()
     name, outlet = _outlet([f"Ch{i + 1}" for i in range(len(elec))], units="")
-    with pytest.raises(RtEegError, match="only 0 TCP channels.*channel map"):
+    with pytest.raises(RtEegError, match=r"only 0 channels \(TCP or reduced\).*channel map"):
         LslSource(name, resolve_timeout_s=20)
     cmap = tmp_path / "amp.toml"
     cmap.write_text('unit = "mV"\n[channels]\n' + "".join(f'"Ch{i + 1}" = "{e}"\n' for i, e in enumerate(elec)))
@@ -147,6 +147,21 @@ def test_channel_map_makes_amplifier_labels_usable(tmp_path):
     try:
         assert len(src.ch_names) == 22 and src.montage == "01_tcp_ar"
         assert np.all(src._scale == 1e3)  # millivolts from the map
+    finally:
+        src.close()
+        del outlet
+
+
+def test_channel_map_to_eight_electrodes_gives_the_reduced_montage(tmp_path):
+    # An ICU amplifier with 8 scalp electrodes behind numbered labels, at 100 Hz.
+    elec = "Fp1 Fp2 C3 C4 T3 T4 O1 O2".split()
+    name, outlet = _outlet([f"Ch{i + 1}" for i in range(len(elec))] + ["Ch9"], fs=100.0)
+    cmap = tmp_path / "icu.toml"
+    cmap.write_text("[channels]\n" + "".join(f'"Ch{i + 1}" = "{e}"\n' for i, e in enumerate(elec)) + '"Ch9" = ""\n')
+    src = LslSource(name, channel_map=cmap, resolve_timeout_s=20)
+    try:
+        assert src.montage == "reduced" and len(src.ch_names) == 11
+        assert src.ch_names[:3] == ["T3-C3", "C4-T4", "FP1-T3"] and src.sfreq == 250
     finally:
         src.close()
         del outlet
@@ -171,7 +186,7 @@ def test_unknown_unit_and_too_few_channels_are_one_line_errors():
         LslSource(name, resolve_timeout_s=20)
     assert str(err.value) == f"lsl:{name}: channel 'Fp1' has unknown unit 'furlongs'"
     name2, outlet2 = _outlet(["Fp1", "F7", "T3"])
-    with pytest.raises(RtEegError, match=r"only 2 TCP channels .* need 4") as err:
+    with pytest.raises(RtEegError, match=r"only 2 channels \(TCP or reduced\) .* need 4") as err:
         LslSource(name2, resolve_timeout_s=20)
     assert "\n" not in str(err.value)
     with pytest.raises(RtEegError, match="no LSL stream found within 0.5 s"):

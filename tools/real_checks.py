@@ -22,6 +22,13 @@ Three checks, each on real recordings in ``../shared/data`` (never copied into t
 Usage::
 
     python tools/real_checks.py --model models/default [--shared ../shared] [--out F.json]
+        [--electrodes FP1,FP2,C3,C4,T3,T4,O1,O2] [--sfreq 100]
+
+``--electrodes`` reads the CHB-MIT pieces as a recording of only those electrodes would be
+read (the bipolar channels re-derived into that subset's chain derivations, e.g. FP1-C3 =
+FP1-F3 + F3-C3: the reduced montage); ``--sfreq`` first resamples them to that rate, as an
+amplifier at that rate would have recorded them. Both apply to the CHB-MIT check only (the
+TUH recordings and the Bonn sets are left out with either).
 
 Writes JSON (default ``tools/results/real_checks_<model name>.json``) and prints a summary.
 """
@@ -44,7 +51,7 @@ from rt_eeg.context import gate_score  # noqa: E402
 from rt_eeg.features import FeatureConfig, compute_features  # noqa: E402
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
 from rt_eeg.io.channels import normalise_labels  # noqa: E402
-from rt_eeg.montage import tcp_montage  # noqa: E402
+from rt_eeg.montage import bipolar_rereference, tcp_montage  # noqa: E402
 from rt_eeg.train import roc_auc  # noqa: E402
 
 #: CHB-MIT channel order of the snippets (see their README).
@@ -60,6 +67,8 @@ def _features(signal_uv: np.ndarray, sfreq: float, cfg: FeatureConfig) -> np.nda
     """``(n, n_ch)`` microvolts at ``sfreq`` -> features ``(n_frames, n_ch, 26)`` at 250 Hz."""
     if sfreq == 256.0:
         x = resample_poly(signal_uv, 125, 128, axis=0)
+    elif sfreq == 100.0:
+        x = resample_poly(signal_uv, 5, 2, axis=0)
     elif sfreq == cfg.sfreq:
         x = signal_uv
     else:
@@ -68,25 +77,64 @@ def _features(signal_uv: np.ndarray, sfreq: float, cfg: FeatureConfig) -> np.nda
     return feats
 
 
-def _piece_score(probs: np.ndarray) -> float:
+def _piece_score(probs: np.ndarray, k: int = 4) -> float:
     full = probs[FULL_FROM:] if probs.shape[0] > FULL_FROM else probs
-    return float(gate_score(full).mean())
+    return float(gate_score(full, k).mean())
 
 
-def chbmit(decoder, shared: Path, threshold: float) -> dict:
-    """Ictal vs pre-ictal separation per patient, with and without the patient's context."""
+def chb_reader(electrodes: list[str] | None, sfreq: float | None):
+    """``(channel names, piece -> (n, n_ch) microvolts at the rate it is delivered, rate)``.
+
+    The full TCP montage of the pieces, or (``electrodes``) the chain derivations of that
+    subset re-derived from the bipolar channels; ``sfreq`` resamples the 256 Hz pieces first.
+    """
+    from fractions import Fraction
+
+    if electrodes:
+        info = normalise_labels(list(CHB_LABELS))
+        first = {}
+        for k, c in enumerate(info):
+            first.setdefault((c.electrode, c.electrode2), k)
+        pairs = list(first)
+        derived, matrix = bipolar_rereference(pairs, set(electrodes))
+        names = [f"{a}-{b}" for a, b in derived]
+        idx = list(first.values())
+    else:
+        montage = tcp_montage(normalise_labels(list(CHB_LABELS)))
+        names = list(montage.ch_names)
+        idx = [CHB_LABELS.index(lab) for lab in montage.input_labels]
+        matrix = montage.matrix
+    rate = float(sfreq or 256.0)
+    ratio = Fraction(rate / 256.0).limit_denominator(1000)
+
+    def read(piece: np.ndarray) -> np.ndarray:
+        x = piece.T[:, idx]  # (n, n_inputs), as stored
+        if ratio != 1:
+            x = resample_poly(x.astype(np.float64), ratio.numerator, ratio.denominator, axis=0)
+        return np.ascontiguousarray(x @ matrix, dtype=np.float32)  # as Montage.apply
+
+    return names, read, rate
+
+
+def chbmit(decoder, shared: Path, post, electrodes=None, sfreq=None) -> dict:
+    """Ictal vs pre-ictal separation per patient, with and without the patient's context.
+
+    ``post`` is the model's PostprocessConfig: a piece's score averages the channels its
+    postprocessor would (``top_k``, or ``top_k_reduced`` on a reduced montage).
+    """
+    from rt_eeg.postprocess import effective_top_k
+
     base = shared / "data" / "real_seizure_snippets" / "chbmit"
-    montage = tcp_montage(normalise_labels(list(CHB_LABELS)))
-    idx = [CHB_LABELS.index(lab) for lab in montage.input_labels]
+    names, read, rate = chb_reader(electrodes, sfreq)
     cfg = decoder.feature_config
-    out: dict = {"channels_formed": list(montage.ch_names), "patients": {}}
+    threshold, k = post.threshold_on, effective_top_k(post, names)
+    out: dict = {"channels_formed": names, "sfreq": rate, "top_k": k, "patients": {}}
     for pdir in sorted(p for p in base.iterdir() if p.is_dir()):
         pieces = {}
         for kind, sub, suffix in (("ictal", "ictal", "_ictal.npy"), ("pre", "preictal_10s", "_preictal10s.npy")):
             for f in sorted((pdir / sub).glob(f"*{suffix}")):
                 rec = f.name[: -len(suffix)]
-                sig = np.load(f, allow_pickle=False).T[:, idx]  # (n, n_inputs)
-                pieces[(rec, kind)] = _features(montage.apply(sig), 256.0, cfg)
+                pieces[(rec, kind)] = _features(read(np.load(f, allow_pickle=False)), rate, cfg)
         recs = sorted({r for r, _ in pieces})
         res: dict = {}
         modes = ["no_history"] + (["patient_context"] if decoder.uses_context else [])
@@ -94,7 +142,7 @@ def chbmit(decoder, shared: Path, threshold: float) -> dict:
             scores = {"ictal": [], "pre": []}
             for rec in recs:
                 for kind in ("ictal", "pre"):
-                    stream = decoder.open_stream(len(montage.ch_names))
+                    stream = decoder.open_stream(len(names))
                     if mode == "patient_context":
                         for other in recs:
                             if other == rec:
@@ -102,7 +150,7 @@ def chbmit(decoder, shared: Path, threshold: float) -> dict:
                             decoder.predict_many([(stream, pieces[(other, "pre")], None)])
                             stream.reset_window()
                     _, probs = decoder.predict_many([(stream, pieces[(rec, kind)], None)])[0]
-                    scores[kind].append(_piece_score(probs))
+                    scores[kind].append(_piece_score(probs, k))
             y = np.r_[np.ones(len(scores["ictal"])), np.zeros(len(scores["pre"]))]
             p = np.r_[scores["ictal"], scores["pre"]]
             res[mode] = {
@@ -176,7 +224,12 @@ def main(argv=None) -> int:
     ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-bonn", action="store_true", help="skip the Bonn sets (500 segments)")
+    ap.add_argument("--electrodes", help="CHB-MIT only, read as a recording of these electrodes "
+                    "(comma list, e.g. FP1,FP2,C3,C4,T3,T4,O1,O2: the reduced montage)")  # fmt: skip
+    ap.add_argument("--sfreq", type=float, help="CHB-MIT only, resampled to this rate first (Hz)")
     args = ap.parse_args(argv)
+    electrodes = [e.strip().upper() for e in args.electrodes.split(",")] if args.electrodes else None
+    degraded = bool(electrodes or args.sfreq)
     shared = Path(args.shared)
     if not (shared / "data").is_dir():
         print(f"real_checks: {shared}/data not found (the real recordings live there)", file=sys.stderr)
@@ -186,24 +239,30 @@ def main(argv=None) -> int:
 
     model_dir = Path(args.model)
     decoder = Decoder(model_dir, device="cpu")
-    threshold = load_postprocess_config(model_dir).threshold_on
+    post = load_postprocess_config(model_dir)
+    threshold = post.threshold_on
     result = {
         "model": str(model_dir),
         "normalisation": decoder.normalisation,
         "threshold_on": threshold,
-        "chbmit": chbmit(decoder, shared, threshold),
-        "tuh_background": tuh_background(model_dir, decoder, shared),
+        "electrodes": electrodes,
+        "sfreq": args.sfreq,
+        "chbmit": chbmit(decoder, shared, post, electrodes, args.sfreq),
     }
-    if not args.no_bonn:
+    if not degraded:
+        result["tuh_background"] = tuh_background(model_dir, decoder, shared)
+    if not args.no_bonn and not degraded:
         result["bonn"] = bonn(decoder, shared)
-    out = Path(args.out) if args.out else ROOT / "tools" / "results" / f"real_checks_{model_dir.name}.json"
+    tag = model_dir.name + (f"_{len(electrodes)}e" if electrodes else "") + (f"_{args.sfreq:g}hz" if args.sfreq else "")
+    out = Path(args.out) if args.out else ROOT / "tools" / "results" / f"real_checks_{tag}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     write_json_atomic(out, result)
     for pat, res in result["chbmit"]["patients"].items():
         for mode, r in res.items():
             print(f"CHB-MIT {pat} {mode}: AUC {r['auc']:.3f}; pass {r['ictal_pass']}/{r['n']} ictal, "
                   f"{r['preictal_pass']}/{r['n']} pre-ictal")
-    print(f"TUH background: {result['tuh_background']['total_seiz_epochs']} SEIZ epochs")
+    if "tuh_background" in result:
+        print(f"TUH background: {result['tuh_background']['total_seiz_epochs']} SEIZ epochs")
     if "bonn" in result:
         b = result["bonn"]
         print("Bonn: " + ", ".join(f"{k} {v:.3f}" for k, v in b.items() if k.startswith("auc")))

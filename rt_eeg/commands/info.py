@@ -7,6 +7,7 @@ import json
 import sys
 
 from rt_eeg.errors import RtEegError
+from rt_eeg.montage import TCP_22
 
 HELP = "describe an EDF recording: channels, montage, TCP channels, annotations"
 
@@ -63,8 +64,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"EEG        {len(info['eeg_channels'])} channels: {' '.join(info['eeg_channels'])}")
     if info["other_channels"]:
         print(f"ignored    {' '.join(info['other_channels'])}")
-    print(f"montage    {info['montage']}: {len(info['tcp_channels'])} TCP channels")
-    print(f"TCP        {' '.join(info['tcp_channels'])}")
+    if info["montage"] == "reduced":
+        n_tcp = sum(c in TCP_22 for c in info["tcp_channels"])
+        print(f"montage    reduced: {len(info['tcp_channels'])} channels ({n_tcp} TCP, "
+              f"{len(info['tcp_channels']) - n_tcp} added 10-20 derivations)")  # fmt: skip
+        print(f"channels   {' '.join(info['tcp_channels'])}")
+    else:
+        print(f"montage    {info['montage']}: {len(info['tcp_channels'])} TCP channels")
+        print(f"TCP        {' '.join(info['tcp_channels'])}")
     print(f"missing    {' '.join(info['missing_tcp_channels']) or '-'}")
     ann = info["annotation"]
     if ann:

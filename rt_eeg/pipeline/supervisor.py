@@ -98,7 +98,7 @@ class Supervisor:
     def __init__(self, edf, out_dir, *, speed: float | None = 1.0, config: PipelineConfig | None = None,
                  monitor: str | None = None, on_event=None, screenshot_at: float | None = None,
                  name: str | None = None, rotate_s: float = 3600.0, stop_after_s: float | None = None):  # fmt: skip
-        from rt_eeg.montage import check_enough_channels
+        from rt_eeg.montage import check_enough_channels, reduced_note
         from rt_eeg.sources import source_from_spec
 
         self.t_launch = time.time()
@@ -125,6 +125,9 @@ class Supervisor:
         finally:
             src.close()
         check_enough_channels(self.ch_names, self.edf or getattr(src, "where", None))
+        note = reduced_note(self.montage, self.ch_names, self.edf or getattr(src, "where", None))
+        if note:
+            log.warning(note)
         self.live = self.duration is None
         self._stop_requested = False
         model = Path(self.cfg.model)
@@ -539,6 +542,8 @@ class Supervisor:
         monitor_stats = self._monitor_stats()
         return {
             "recording": str(self.edf) if self.edf else self.source_info,
+            "montage": self.montage,
+            "ch_names": list(self.ch_names),
             "duration_s": self.duration if not self.live else source.get("t_end"),
             "launch_wall_time": round(self.t_launch, 3),
             "speed": self.speed if self.speed else "max",

@@ -250,7 +250,7 @@ class LslSource:
         if len(montage.ch_names) < MIN_TCP_CHANNELS:
             have = ", ".join(labels[:8]) + ("..." if len(labels) > 8 else "")
             raise RtEegError(
-                f"only {len(montage.ch_names)} TCP channels can be formed from the stream's "
+                f"only {len(montage.ch_names)} channels (TCP or reduced) can be formed from the stream's "
                 f"{len(labels)} channels ({have}); need {MIN_TCP_CHANNELS} (a channel map maps "
                 "amplifier labels to 10-20 names)",
                 self.where,
