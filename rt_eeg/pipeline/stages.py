@@ -402,6 +402,8 @@ class DecoderStage(RelayStage):
     def setup(self) -> None:
         from rt_eeg.decoder import Decoder
 
+        # The input is already bound (RelayStage.main): features queue up while the model
+        # loads, and the source does not wait for this stage's ready (supervisor GO_AFTER).
         self.decoder = Decoder(self.run["model"], device=self.run["config"]["device"])
         self.out = Sender(self.socket(zmq.PUSH, "postprocess_in", bind=False, hwm=self.run["config"]["data_hwm"]),
                           "decoder", self.incarnation)  # fmt: skip
@@ -446,7 +448,7 @@ class DecoderStage(RelayStage):
             self.reset = False
 
     def extra_stats(self) -> dict:
-        return {"device": self.decoder.device}
+        return {"device": self.decoder.device, "runtime": self.decoder.runtime}
 
 
 class PostprocessStage(RelayStage):
