@@ -30,6 +30,7 @@ import logging
 import os
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,6 +46,9 @@ LITE_FILE = "model.tflite"
 LITE_BATCH = 32
 #: Runtime names, as recorded in the manifest and reported by ``Decoder.runtime``.
 LITERT, TENSORFLOW = "litert", "tensorflow"
+#: fd 2 is process-wide: one redirection at a time (threads: Dask's in-process workers).
+_STDERR_LOCK = threading.RLock()
+_stderr_depth = 0
 
 
 def debug_requested() -> bool:
@@ -59,11 +63,26 @@ def quiet_native_stderr() -> Iterator[None]:
     Python's ``sys.stderr`` is the same descriptor, so it is held back too; the block should
     be short (an import, a model load). Afterwards the text is logged at debug level; if the
     block raised, it is written to stderr after all (it may say why). With ``RT_EEG_DEBUG``
-    set this does nothing.
+    set this does nothing. Thread-safe (other threads wait); nested blocks redirect once.
     """
+    global _stderr_depth
     if debug_requested():
         yield
         return
+    with _STDERR_LOCK:
+        if _stderr_depth:  # already redirected by an enclosing block of this thread
+            yield
+            return
+        _stderr_depth += 1
+        try:
+            with _redirect_fd2():
+                yield
+        finally:
+            _stderr_depth -= 1
+
+
+@contextlib.contextmanager
+def _redirect_fd2() -> Iterator[None]:
     try:
         sys.stderr.flush()
         saved = os.dup(2)
@@ -197,6 +216,7 @@ class LiteRunner:
         self._frames = shape[1]
         self._in, self._out = inp[0]["index"], out[0]["index"]
         self._block = np.zeros(shape, np.float32)
+        self._lock = threading.Lock()  # one interpreter: calls from threads take turns
 
     def __call__(self, windows: np.ndarray) -> np.ndarray:
         """P(seizure) of each window.
@@ -213,6 +233,12 @@ class LiteRunner:
         windows = np.asarray(windows, np.float32)
         n = windows.shape[0]
         out = np.empty(n, np.float32)
+        with self._lock:
+            self._call(windows, out)
+        return out
+
+    def _call(self, windows: np.ndarray, out: np.ndarray) -> None:
+        n = windows.shape[0]
         for i in range(0, n, self.batch):
             k = min(self.batch, n - i)
             block = self._block
@@ -221,4 +247,3 @@ class LiteRunner:
             self._it.set_tensor(self._in, block)
             self._it.invoke()
             out[i : i + k] = self._it.get_tensor(self._out)[:k]
-        return out

@@ -132,6 +132,9 @@ def main() -> int:
                     help="rt-eeg replay launches for the start-up figures (the first one cold)")  # fmt: skip
     ap.add_argument("--startup-only", action="store_true", help="only the start-up figures")
     ap.add_argument("--tree", default=str(ROOT), help="source tree whose rt-eeg is launched")
+    ap.add_argument("--before-tree", help="also measure start-up with this tree (e.g. `git archive "
+                    "COMMIT | tar -x -C DIR` of the commit before a change)")  # fmt: skip
+    ap.add_argument("--before-label", default="", help="what --before-tree is (a commit)")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench_pipeline_"))
     tree = Path(args.tree).resolve()
@@ -152,6 +155,11 @@ def main() -> int:
         model = write_untrained_model(tmp / "model")
     short = excerpt(SAMPLE, args.realtime_s, tmp / "excerpt_s001_t000.edf")
     su = startup(tree, su_edf, tmp, args.startup_runs, model)
+    before = None
+    if args.before_tree:
+        btree = Path(args.before_tree).resolve()
+        before = startup(btree, su_edf, tmp / "before", args.startup_runs, btree / "models" / "default")
+        before["label"] = args.before_label
     rt, rt_wall = run(short, tmp / "rt", model, 1.0)
     mx, mx_wall = run(SAMPLE, tmp / "max", model, None)
     stream_s = mx_wall - (mx["time_to_ready_s"] or 0.0)
@@ -165,6 +173,7 @@ def main() -> int:
         "decoder_device": rt["decoder_device"],
         "decoder_runtime": rt.get("decoder_runtime"),
         "startup": su,
+        **({"startup_before": before} if before else {}),
         "algorithmic_delay_s": rt["algorithmic_delay_s"],
         "realtime_1x": {
             "seconds_streamed": args.realtime_s,
