@@ -60,6 +60,7 @@ def bench_one(model_dir: Path, device: str, n_ch: int, n_epochs: int, batch_seco
         "arch": dec.manifest.get("architecture", {}).get("name"),
         "n_params": dec.manifest.get("architecture", {}).get("n_params"),
         "device": dec.device,
+        "runtime": dec.runtime,
         "load_and_warmup_s": round(load_s, 3),
         "n_channels": n_ch,
         "latency_epoch_ms": {
