@@ -89,12 +89,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(ROOT / "tools" / "results" / "bench_decoder.json"))
     args = p.parse_args(argv)
 
-    import tensorflow as tf
+    from rt_eeg.runtime import import_tensorflow, quiet_native_stderr
 
+    tf = import_tensorflow()
+    with quiet_native_stderr():
+        gpus = [d.name for d in tf.config.list_physical_devices("GPU")]
     result = {
         "benchmark": "decoder",
         "device_requested": args.device,
-        "gpus_visible": [d.name for d in tf.config.list_physical_devices("GPU")],
+        "gpus_visible": gpus,
         "cpu_count": os.cpu_count(),
         "platform": platform.platform(),
         "tensorflow": tf.__version__,
