@@ -208,9 +208,10 @@ class LiteRunner:
             raise RtEegError(f"not a valid LiteRT model ({str(err)[:200]})", path) from None
         inp, out = self._it.get_input_details(), self._it.get_output_details()
         shape = tuple(int(s) for s in inp[0]["shape"]) if len(inp) == 1 else ()
-        if len(shape) != 3 or len(out) != 1 or tuple(out[0]["shape"]) != (shape[0],):
+        if len(shape) != 3 or shape[1] != 70 or len(out) != 1 or tuple(out[0]["shape"]) != (shape[0],):
             raise RtEegError(
-                f"LiteRT model must map (batch, 70, F) to (batch,), got inputs {shape}", path
+                f"LiteRT model must map (batch, 70, F) windows to (batch,), got input {shape}",
+                path,
             )
         self.batch, self.width = shape[0], shape[2]
         self._frames = shape[1]

@@ -127,6 +127,21 @@ def test_source_streams_while_the_decoder_loads_and_nothing_is_lost(tf_dir, tmp_
         assert live == (tmp_path / "off" / f"{rec.stem}{suffix}").read_text(), suffix
 
 
+def test_a_tampered_model_fails_before_any_process_starts(lite_dir, tmp_path):
+    """The source does not wait for the decoder, so the supervisor checks the model's files
+    itself before it starts anything."""
+    from rt_eeg.pipeline.supervisor import Supervisor
+
+    bad = tmp_path / "bad"
+    shutil.copytree(lite_dir, bad)
+    (bad / LITE_FILE).write_bytes((bad / LITE_FILE).read_bytes()[:-8] + b"\0" * 8)
+    rec, _ = tuh_like(tmp_path / "rec_s001_t000.edf", 5.0, 250, rng=np.random.default_rng(6))
+    cfg = PipelineConfig(model=str(bad), device="cpu")
+    with pytest.raises(RtEegError, match="model.tflite: sha256 .* does not match"):
+        Supervisor(rec, tmp_path / "out", speed=None, config=cfg)
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("corpus")

@@ -135,6 +135,7 @@ class Supervisor:
         model = Path(self.cfg.model)
         if not (model / "model.keras").is_file():
             raise RtEegError("model folder has no model.keras", model)
+        self._preflight_model(model)
         if (
             self.live
             and (self.out_dir / f"{self.name_for(default_name, name)}.index.json").exists()
@@ -200,6 +201,21 @@ class Supervisor:
         self.run_dir.mkdir()
         lock.write_text(str(os.getpid()))
         return recovered
+
+    @staticmethod
+    def _preflight_model(model: Path) -> None:
+        """The model folder's files against its manifest (hashes, the LiteRT twin's source):
+        the source no longer waits for the decoder, so a tampered or stale model must fail
+        here, before any process starts, not after streaming began. Milliseconds."""
+        from rt_eeg.model_files import MANIFEST_FILE, lite_model_path, verify_model_files
+
+        verify_model_files(model)
+        try:
+            manifest = json.loads((model / MANIFEST_FILE).read_text("utf-8"))
+        except (OSError, ValueError):
+            return  # the decoder stage reports a missing or broken manifest
+        if isinstance(manifest, dict):
+            lite_model_path(model, manifest)
 
     @staticmethod
     def name_for(default_name: str, name: str | None) -> str:
