@@ -24,11 +24,15 @@ then an LSTM over the 7 epochs) on dev loss in all three runs; max-abs normalisa
 z-score clearly (dev AUC 0.957 vs 0.915). ``rt-eeg train --arch compare`` repeats the
 comparison on any corpus and records it in the manifest.
 
-A model folder holds ``model.keras``, ``features.toml`` (the exact
-:class:`rt_eeg.features.FeatureConfig`) and ``manifest.json`` (its ``decoder`` section gives
-the window geometry and normalisation).
+A model folder holds ``model.keras``, ``model.tflite`` (its LiteRT twin, for the CPU),
+``features.toml`` (the exact :class:`rt_eeg.features.FeatureConfig`) and ``manifest.json``
+(its ``decoder`` section gives the window geometry and normalisation); see
+:mod:`rt_eeg.model_files`.
 
-TensorFlow is imported lazily (inside functions), so ``import rt_eeg.decoder`` is cheap.
+Runtimes (:mod:`rt_eeg.runtime`): on the CPU the model runs in LiteRT, which loads in
+milliseconds and never imports TensorFlow; on a GPU, and for a folder saved before
+``model.tflite`` existed, in TensorFlow with XLA. TensorFlow is imported lazily (inside
+functions), so ``import rt_eeg.decoder`` is cheap.
 """
 
 from __future__ import annotations
@@ -44,12 +48,26 @@ import numpy as np
 
 from rt_eeg.context import GATE, GATE_TOP_K, BackgroundContext, gate_score, window_mean
 from rt_eeg.errors import RtEegError
-
-# TensorFlow/XLA log chatter is for developers: silence it before TensorFlow is first imported
-# (every import of it in rt_eeg goes through this module, in every process: stages, evaluate
-# workers), unless --debug asked for it (RT_EEG_DEBUG, inherited by child processes).
-if not os.environ.get("RT_EEG_DEBUG"):
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+from rt_eeg.model_files import (  # noqa: F401 - re-exported: the decoder's public names
+    FEATURES_FILE,
+    HASHED_FILES,
+    MANIFEST_FILE,
+    MODEL_FILE,
+    lite_manifest_section,
+    lite_model_path,
+    model_file_hashes,
+    rehash_model,
+    verify_model_files,
+)
+from rt_eeg.runtime import (
+    LITE_FILE,
+    LITERT,
+    TENSORFLOW,
+    LiteRunner,
+    gpu_present,
+    import_tensorflow,
+    quiet_native_stderr,
+)
 
 #: Frames of 0.1 s per 1 s decision epoch.
 FRAMES_PER_EPOCH = 10
@@ -65,10 +83,6 @@ NORMALISATIONS = ("maxabs", "zscore", "context", "context_maxabs")
 CONTEXT_NORMALISATIONS = ("context", "context_maxabs")
 #: Model architectures :func:`build_model` knows.
 ARCHITECTURES = ("frame_lstm", "epoch_lstm")
-#: File names inside a model folder.
-MODEL_FILE = "model.keras"
-FEATURES_FILE = "features.toml"
-MANIFEST_FILE = "manifest.json"
 #: Windows per model call in batch inference (bounds memory: 8192 x 70 x 26 float32 = 60 MB).
 BATCH_WINDOWS = 8192
 
@@ -240,6 +254,7 @@ def build_model(
     model : keras.Model
         Input ``(batch, 70, n_features)`` float32, output ``(batch, 1)`` sigmoid.
     """
+    import_tensorflow()
     import keras
 
     if arch not in ARCHITECTURES:
@@ -275,16 +290,18 @@ def build_model(
 
 
 def resolve_device(device: str = "auto") -> str:
-    """TensorFlow device string for ``'auto'``, ``'cpu'`` or ``'gpu'``.
+    """TensorFlow device string for ``'auto'``, ``'cpu'`` or ``'gpu'`` (imports TensorFlow).
 
     Raises
     ------
     RtEegError
         ``'gpu'`` requested but TensorFlow sees no GPU, or an unknown device name.
     """
-    import tensorflow as tf
-
-    gpus = tf.config.list_physical_devices("GPU")
+    if device not in ("auto", "cpu", "gpu"):
+        raise RtEegError(f"unknown device {device!r}; expected auto, cpu or gpu")
+    tf = import_tensorflow()
+    with quiet_native_stderr():  # cuInit errors on a machine without a usable GPU
+        gpus = tf.config.list_physical_devices("GPU")
     if device == "auto":
         return "/GPU:0" if gpus else "/CPU:0"
     if device == "cpu":
@@ -380,7 +397,9 @@ class Decoder:
     model_dir : path-like
         Folder with ``model.keras``, ``features.toml`` and ``manifest.json``.
     device : {'auto', 'cpu', 'gpu'}
-        Where inference runs; ``'auto'`` takes the GPU when TensorFlow sees one.
+        Where inference runs; ``'auto'`` takes the GPU when TensorFlow sees one (TensorFlow
+        is only imported when the machine has a GPU driver). On the CPU the model runs in
+        LiteRT (``model.tflite``), or in TensorFlow for a folder without one.
     feature_config : rt_eeg.features.FeatureConfig, optional
         The running feature configuration (default ``FeatureConfig()``). A model whose
         ``features.toml`` differs is refused with an :class:`RtEegError` naming the keys.
@@ -389,6 +408,9 @@ class Decoder:
     ----------
     device : str
         ``'/CPU:0'`` or ``'/GPU:0'``.
+    runtime : str
+        ``'litert'`` or ``'tensorflow'``: a function of the model folder and the device, so
+        every path that decides (evaluate, replay, live) runs the same one.
     normalisation : str
         Window normalisation the model was trained with.
     manifest : dict
@@ -445,9 +467,21 @@ class Decoder:
                     f"manifest of a context model has no valid decoder.context section ({err})",
                     self.model_dir / MANIFEST_FILE,
                 ) from err
-        self.device = resolve_device(device)
-        self._model, self._infer = _load_model(self.model_dir / MODEL_FILE, self.device)
-        width = int(self._model.input_shape[-1])
+        if device not in ("auto", "cpu", "gpu"):
+            raise RtEegError(f"unknown device {device!r}; expected auto, cpu or gpu")
+        # Only a GPU needs TensorFlow; 'auto' without an NVIDIA driver is the CPU at once.
+        use_tf = device == "gpu" or (device == "auto" and gpu_present())
+        self.device = resolve_device(device) if use_tf else "/CPU:0"
+        lite = lite_model_path(self.model_dir, self.manifest) if self.device == "/CPU:0" else None
+        self._model = None
+        if lite is not None:
+            self.runtime = LITERT
+            self._infer = LiteRunner(lite)
+            width = self._infer.width
+        else:
+            self.runtime = TENSORFLOW
+            self._model, self._infer = _load_model(self.model_dir / MODEL_FILE, self.device)
+            width = int(self._model.input_shape[-1])
         self.n_features = width // 2 if self.normalisation == "context_maxabs" else width
         if self.scale is not None and self.scale.shape != (self.n_features,):
             raise RtEegError(
@@ -535,8 +569,9 @@ class Decoder:
         Without context, every completed epoch of every stream goes into one model call.
         With context, epoch ``r`` of a stream depends on the decisions of its epochs before
         ``r`` (the gate), so the epochs are decoded in rounds: round ``r`` holds the ``r``-th
-        new epoch of every stream, one model call per round. XLA inference is batch-invariant,
-        so the grouping never changes a result.
+        new epoch of every stream, one model call per round. Both runtimes are
+        batch-invariant (XLA by construction, LiteRT by its fixed, padded batch), so the
+        grouping never changes a result.
 
         Parameters
         ----------
@@ -678,70 +713,6 @@ def predict_recording(model: Decoder | str | os.PathLike, features: np.ndarray) 
     return decoder.predict_recording(features)
 
 
-#: Files whose sha256 the manifest records (``files_sha256``) and loading verifies.
-HASHED_FILES = (MODEL_FILE, FEATURES_FILE)
-
-
-def model_file_hashes(model_dir: str | os.PathLike) -> dict[str, str]:
-    """sha256 (hex) of ``model.keras`` and ``features.toml``, for the manifest."""
-    import hashlib
-
-    out = {}
-    for name in HASHED_FILES:
-        h = hashlib.sha256()
-        with open(Path(model_dir) / name, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-        out[name] = h.hexdigest()
-    return out
-
-
-def rehash_model(model_dir: str | os.PathLike) -> None:
-    """Record the current ``files_sha256`` in the manifest after a deliberate edit of a
-    model folder (tests, tools); loading refuses edited files otherwise."""
-    from rt_eeg.io.atomic import write_json_atomic
-
-    path = Path(model_dir) / MANIFEST_FILE
-    manifest = json.loads(path.read_text("utf-8"))
-    manifest["files_sha256"] = model_file_hashes(model_dir)
-    write_json_atomic(path, manifest)
-
-
-def verify_model_files(model_dir: str | os.PathLike) -> None:
-    """Refuse a model folder whose files differ from the hashes in its manifest.
-
-    A model saved before ``files_sha256`` existed loads with a logged warning. A manifest
-    that is not valid JSON is left to the caller's manifest check.
-    """
-    import logging
-
-    model_dir = Path(model_dir)
-    try:
-        manifest = json.loads((model_dir / MANIFEST_FILE).read_text("utf-8"))
-        expected = manifest.get("files_sha256")
-    except (OSError, ValueError, AttributeError):
-        return
-    if expected is None:
-        logging.getLogger("rt_eeg.decoder").warning(
-            "%s: manifest predates file hashes (files_sha256); model files not verified",
-            model_dir / MANIFEST_FILE,
-        )
-        return
-    if not isinstance(expected, dict) or set(expected) != set(HASHED_FILES):
-        raise RtEegError(
-            f"files_sha256 must map {', '.join(HASHED_FILES)} to sha256 hex digests",
-            model_dir / MANIFEST_FILE,
-        )
-    actual = model_file_hashes(model_dir)
-    for name in HASHED_FILES:
-        if actual[name] != expected[name]:
-            raise RtEegError(
-                f"sha256 {actual[name][:12]}... does not match manifest.json "
-                f"({str(expected[name])[:12]}...): modified or replaced, refusing to load",
-                model_dir / name,
-            )
-
-
 def _load_model(path: Path, device: str):
     """Load a Keras model and a traced inference function ``(n, 70, F) -> (n,)``.
 
@@ -750,13 +721,13 @@ def _load_model(path: Path, device: str):
     """
     import zipfile
 
+    tf = import_tensorflow()
     import keras
-    import tensorflow as tf
 
     if not zipfile.is_zipfile(path):
         raise RtEegError("not a valid Keras model (not a .keras zip archive)", path)
     try:
-        with tf.device(device):
+        with tf.device(device), quiet_native_stderr():
             model = keras.saving.load_model(path, compile=False, safe_mode=True)
     except Exception as err:  # Keras reports a corrupt archive with many exception types
         text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
@@ -775,7 +746,7 @@ def make_infer(model, device: str = "/CPU:0"):
     on the batch it is computed in (bit-identical for 1 or 50 epochs per call), which the
     online/offline identity relies on. XLA compiles once per distinct batch size.
     """
-    import tensorflow as tf
+    tf = import_tensorflow()
 
     n_feat = int(model.input_shape[-1])
 
@@ -824,11 +795,15 @@ def write_untrained_model(
     cfg = feature_config if feature_config is not None else FeatureConfig()
     with atomic_path(model_dir / FEATURES_FILE) as tmp:
         cfg.save(tmp)
+    from rt_eeg.runtime import export_tflite
+
+    export_tflite(model, model_dir / LITE_FILE)
     write_json_atomic(
         model_dir / MANIFEST_FILE,
         {
             "format": "rt_eeg_model_v1",
             "files_sha256": model_file_hashes(model_dir),
+            "litert": lite_manifest_section(model_dir),
             "trained": False,
             "seed": seed,
             "architecture": {"name": arch, "n_params": int(model.count_params())},

@@ -91,6 +91,7 @@ def run_recording(edf: str, out_dir: str, model_dir: str, post: dict, device: st
         write_outputs(out_dir, name, res.decisions, res.duration)
         return row | {
             "status": "done",
+            "runtime": decoder.runtime,  # litert (CPU) or tensorflow (GPU, or no model.tflite)
             "duration_s": res.duration,
             "seconds": time.perf_counter() - t0,
             "montage": res.montage,
@@ -183,7 +184,10 @@ def _check_run_config(out_dir: Path, model_dir, post: PostprocessConfig) -> None
 
     weights = Path(model_dir) / "model.keras"
     digest = hashlib.sha256(weights.read_bytes()).hexdigest() if weights.is_file() else None
-    current = {"model_sha256": digest, "postprocess": post.to_dict()}
+    lite = Path(model_dir) / "model.tflite"  # the CPU runtime's file: probabilities differ
+    lite_digest = hashlib.sha256(lite.read_bytes()).hexdigest() if lite.is_file() else None
+    current = {"model_sha256": digest, "model_tflite_sha256": lite_digest,
+               "postprocess": post.to_dict()}  # fmt: skip
     path = out_dir / "run_config.json"
     if path.is_file():
         try:
@@ -374,7 +378,8 @@ def versions() -> dict:
     try:
         from importlib.metadata import version
 
-        v |= {p: version(p) for p in ("tensorflow", "keras", "pyedflib", "pyzmq", "timescoring")}
+        v |= {p: version(p) for p in ("tensorflow", "keras", "ai-edge-litert", "pyedflib", "pyzmq",
+                                      "timescoring")}  # fmt: skip
     except Exception:  # noqa: BLE001 - versions are informative only
         pass
     return v
@@ -422,6 +427,7 @@ def evaluate(items: list[CorpusItem], out_dir, model_dir, *, post: PostprocessCo
     manifest = Path(model_dir) / "manifest.json"
     report["model_manifest"] = json.loads(manifest.read_text()) if manifest.is_file() else None
     report["versions"] = versions()
+    report["decoder_runtimes"] = sorted({r["runtime"] for r in rows if r.get("runtime")})
     if scores:
         refs = [prepare_events(r) for r, _ in pairs]
         stored = load_probs(used)

@@ -13,7 +13,6 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from scipy.signal import resample_poly
 
 
 class StreamingResampler:
@@ -71,6 +70,11 @@ class StreamingResampler:
     def _emit(self, stop: int) -> np.ndarray:
         if stop <= self._n_out or len(self._buf) == 0:
             return np.zeros((0, self.n_channels), dtype=np.float32)
+        # Imported here, not at module level: scipy.signal takes ~0.8 s to import, and the
+        # supervisor validates recordings through this module's importers before any stage
+        # starts (the source stage loads it before it reports ready).
+        from scipy.signal import resample_poly
+
         y = resample_poly(self._buf, self.up, self.down, axis=0)
         first = self._base * self.up // self.down
         out = y[self._n_out - first : stop - first].astype(np.float32)

@@ -55,6 +55,8 @@ from rt_eeg.decoder import (
 )
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.atomic import atomic_path, write_json_atomic
+from rt_eeg.model_files import lite_manifest_section
+from rt_eeg.runtime import LITE_FILE, export_tflite, import_tensorflow
 from rt_eeg.store import FeatureStore
 
 DATA_ORDER_FILE = "data_order.npy"
@@ -133,8 +135,8 @@ class TrainConfig:
 
 def configure_tensorflow(seed: int, threads: int = 0) -> dict:
     """Seed every random source, enable op determinism, fix thread pools; return settings."""
+    tf = import_tensorflow()
     import keras
-    import tensorflow as tf
 
     if threads:
         try:
@@ -156,8 +158,8 @@ def configure_tensorflow(seed: int, threads: int = 0) -> dict:
 
 def library_versions() -> dict:
     """Versions of the libraries that determine the numbers."""
+    tf = import_tensorflow()
     import keras
-    import tensorflow as tf
 
     return {
         "python": platform.python_version(),
@@ -308,8 +310,8 @@ def train_from_store(
     -------
     manifest : dict
     """
+    tf = import_tensorflow()
     import keras
-    import tensorflow as tf
 
     t_start = time.perf_counter()
     out_dir = Path(out_dir)
@@ -432,6 +434,8 @@ def train_from_store(
         np.save(tmp, order.astype(np.uint32 if order.max(initial=0) < 2**32 else np.int64))
     with atomic_path(out_dir / FEATURES_FILE) as tmp:
         feature_config.save(tmp)
+    # The CPU runtime's twin of the model (LiteRT: loads without importing TensorFlow).
+    export_tflite(model, out_dir / LITE_FILE)
     weights_hash = hashlib.sha256(b"".join(v.tobytes() for v in model.get_weights())).hexdigest()
 
     manifest = {
@@ -494,6 +498,7 @@ def train_from_store(
         "dev_scores": best[3],
         "history": history,
         "weights_sha256": weights_hash,
+        "litert": lite_manifest_section(out_dir),
         "files_sha256": model_file_hashes(out_dir),  # verified at load (tamper check)
         "training_seconds": round(time.perf_counter() - t_start, 3),
     }
@@ -724,7 +729,7 @@ def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log, keep
         )
         runs[name] = m
     best = min(rows, key=lambda r: r["dev_scores"]["balanced_bce"])["variant"]
-    for name in (MODEL_FILE, FEATURES_FILE, DATA_ORDER_FILE):
+    for name in (MODEL_FILE, LITE_FILE, FEATURES_FILE, DATA_ORDER_FILE):
         with atomic_path(out_dir / name, suffix=Path(name).suffix) as tmp:
             shutil.copyfile(out_dir / "variants" / best / name, tmp)
     manifest = dict(runs[best])

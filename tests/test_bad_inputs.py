@@ -278,6 +278,7 @@ def test_random_bytes_model_is_not_a_valid_model(model_dir, tmp_path):
     from rt_eeg.decoder import Decoder, model_file_hashes
 
     bad = _copy_model(model_dir, tmp_path / "junk")
+    (bad / "model.tflite").unlink()  # Keras loads it (TensorFlow runtime: GPU, older folders)
     (bad / "model.keras").write_bytes(np.random.default_rng(0).bytes(4096))
     m = json.loads((bad / "manifest.json").read_text())
     m["files_sha256"] = model_file_hashes(bad)  # consistent manifest: the file itself is bad
@@ -295,6 +296,7 @@ def test_model_with_code_is_refused_by_safe_mode(model_dir, tmp_path):
     from rt_eeg.decoder import Decoder, model_file_hashes
 
     bad = _copy_model(model_dir, tmp_path / "lambda")
+    (bad / "model.tflite").unlink()  # Keras loads it (TensorFlow runtime: GPU, older folders)
     inp = keras.Input((70, 26))
     out = keras.layers.Lambda(lambda x: x[:, -1, :1] * 0.0 + 0.5)(inp)
     keras.Model(inp, out).save(bad / "model.keras")

@@ -136,10 +136,12 @@ def test_gate_keeps_called_seizure_out(tmp_path):
     import json
 
     from rt_eeg.decoder import model_file_hashes
+    from rt_eeg.model_files import add_tflite
 
     man = json.loads((d / "manifest.json").read_text())
     man["files_sha256"] = model_file_hashes(d)
     (d / "manifest.json").write_text(json.dumps(man))
+    add_tflite(d)  # and its LiteRT twin, which the CPU runs
     dec = Decoder(d, device="cpu")
     stream = dec.open_stream(4)
     feats = lfcc_like(np.random.default_rng(9), 10 * 30, n_ch=4)

@@ -151,10 +151,14 @@ def test_a_stage_that_cannot_start_fails_the_run_with_its_error(recording, model
     import shutil
 
     from rt_eeg.errors import RtEegError
+    from rt_eeg.model_files import rehash_model
 
     broken = tmp_path / "broken"
     shutil.copytree(model_dir, broken)
+    # consistent hashes (the supervisor's pre-flight passes) but a file only the stage reads
+    (broken / "model.tflite").unlink()
     (broken / "model.keras").write_bytes(b"not a keras file")
+    rehash_model(broken)
     with pytest.raises(RtEegError, match="decoder stage failed to start"):
         _run(recording, tmp_path / "live", broken)
     left = subprocess.run(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -299,8 +300,11 @@ def test_train_command_end_to_end(tmp_path):
     assert (
         m["samples"]["train_seiz"] > 0 and m["samples"]["train_bckg"] > m["samples"]["train_seiz"]
     )
-    for name in ("model.keras", "features.toml", "data_order.npy"):
+    for name in ("model.keras", "model.tflite", "features.toml", "data_order.npy"):
         assert (out / name).is_file()
+    # the CPU runs the LiteRT twin, converted from this very model.keras
+    assert m["litert"]["converted_from_sha256"] == m["files_sha256"]["model.keras"]
+    assert Decoder(out, device="cpu").runtime == "litert"
     store = FeatureStore(tmp_path / "store")
     assert store.index["file_list_sha256"] == m["file_list_sha256"]
     assert len(store.index["recordings"]) == 4 and not store.index["skipped"]
@@ -314,6 +318,10 @@ def test_train_command_end_to_end(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "reusing feature store" in proc.stdout
+    # issue #13 item 7: none of TensorFlow's, XLA's or the converter's log lines on a terminal
+    chatter = r"absl|cudart|cuInit|oneDNN|XLA|TensorFlow|MLIR|^[IWE]\d{4} "
+    assert not [ln for ln in proc.stderr.splitlines() if re.search(chatter, ln)], proc.stderr
     m2 = json.loads((out2 / "manifest.json").read_text())
     assert m2["weights_sha256"] == m["weights_sha256"]
+    assert m2["files_sha256"]["model.tflite"] == m["files_sha256"]["model.tflite"]
     np.testing.assert_array_equal(np.load(out2 / "data_order.npy"), np.load(out / "data_order.npy"))

@@ -60,6 +60,7 @@ def bench_one(model_dir: Path, device: str, n_ch: int, n_epochs: int, batch_seco
         "arch": dec.manifest.get("architecture", {}).get("name"),
         "n_params": dec.manifest.get("architecture", {}).get("n_params"),
         "device": dec.device,
+        "runtime": dec.runtime,
         "load_and_warmup_s": round(load_s, 3),
         "n_channels": n_ch,
         "latency_epoch_ms": {
@@ -88,12 +89,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=str(ROOT / "tools" / "results" / "bench_decoder.json"))
     args = p.parse_args(argv)
 
-    import tensorflow as tf
+    from rt_eeg.runtime import import_tensorflow, quiet_native_stderr
 
+    tf = import_tensorflow()
+    with quiet_native_stderr():
+        gpus = [d.name for d in tf.config.list_physical_devices("GPU")]
     result = {
         "benchmark": "decoder",
         "device_requested": args.device,
-        "gpus_visible": [d.name for d in tf.config.list_physical_devices("GPU")],
+        "gpus_visible": gpus,
         "cpu_count": os.cpu_count(),
         "platform": platform.platform(),
         "tensorflow": tf.__version__,

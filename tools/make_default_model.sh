@@ -58,7 +58,7 @@ rt-eeg evaluate --list "$WORK/S.list" --model "$MODEL" --out "$WORK/eval_S" --sw
 # reported, never used for a choice
 rt-eeg evaluate --list "$WORK/U.list" --model "$MODEL" --out "$WORK/eval_U"
 rt-eeg evaluate --list "$WORK/O.list" --model "$MODEL" --out "$WORK/eval_O"
-for f in model.keras features.toml manifest.json data_order.npy postprocess.toml; do
+for f in model.keras model.tflite features.toml manifest.json data_order.npy postprocess.toml; do
   cp "$MODEL/$f" "$OUT/$f"
 done
 python tools/real_checks.py --model "$OUT"

@@ -61,7 +61,9 @@ def main(argv=None) -> int:
         row["vetoed"] = bool(choose is not None and choose["auc"] < 0.5)
     ok = [r for r in rows if not r["vetoed"]] or rows
     best = min(ok, key=lambda r: r["dev_scores"]["balanced_bce"])["variant"]
-    for name in ("model.keras", "features.toml", "data_order.npy"):
+    for name in ("model.keras", "model.tflite", "features.toml", "data_order.npy"):
+        if not (model / "variants" / best / name).is_file():  # model.tflite: saved since LiteRT
+            continue
         with atomic_path(model / name, suffix=Path(name).suffix) as tmp:
             shutil.copyfile(model / "variants" / best / name, tmp)
     chosen = json.loads((model / "variants" / best / "manifest.json").read_text("utf-8"))

@@ -14,6 +14,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from pathlib import Path
@@ -36,6 +37,27 @@ from rt_eeg.security import DISPLAY_ENDPOINTS, CurveServer
 log = logging.getLogger("rt_eeg.pipeline")
 FRAME = 25  # samples per 0.1 s frame at 250 Hz
 STATS_WINDOW = 100_000  # timings kept per stage (about 3 hours of 0.1 s frames)
+
+
+def preload(*modules: str) -> threading.Thread:
+    """Import slow modules (scipy.signal: 0.8 s, scipy.fft: 0.4 s) in a background thread.
+
+    A stage reports ready at once and the import overlaps the wait for ``go`` and the first
+    paced frames; the first use waits on Python's import lock if it is not finished yet.
+    Pacing targets are absolute, so frames held up by it go out at once afterwards.
+    """
+    import importlib
+
+    def work() -> None:
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except ImportError:  # the first real use reports it
+                log.debug("preload of %s failed", name, exc_info=True)
+
+    thread = threading.Thread(target=work, name="preload", daemon=True)
+    thread.start()
+    return thread
 
 
 class StageBase:
@@ -135,6 +157,7 @@ class SourceStage(StageBase):
         if live:
             spec["origin_file"] = str(Path(self.run["run_dir"]) / "source_origin.json")
         src = source_from_spec(spec)
+        preload("scipy.signal")  # the resampler's
         self.ctl.send("ready")
         # A restarted (live) source carries on at once; the first one waits for the others.
         while self.incarnation == 0 and not self._command(cmd, 100) == "go":
@@ -350,6 +373,8 @@ class FeatureStage(RelayStage):
     def setup(self) -> None:
         from rt_eeg.features import FeatureConfig
 
+        preload("scipy.fft")  # the LFCC's FFT
+
         self.cfg = FeatureConfig()
         self.out = Sender(self.socket(zmq.PUSH, "decoder_in", bind=False, hwm=self.run["config"]["data_hwm"]),
                           "features", self.incarnation)  # fmt: skip
@@ -402,6 +427,8 @@ class DecoderStage(RelayStage):
     def setup(self) -> None:
         from rt_eeg.decoder import Decoder
 
+        # The input is already bound (RelayStage.main): features queue up while the model
+        # loads, and the source does not wait for this stage's ready (supervisor GO_AFTER).
         self.decoder = Decoder(self.run["model"], device=self.run["config"]["device"])
         self.out = Sender(self.socket(zmq.PUSH, "postprocess_in", bind=False, hwm=self.run["config"]["data_hwm"]),
                           "decoder", self.incarnation)  # fmt: skip
@@ -446,7 +473,7 @@ class DecoderStage(RelayStage):
             self.reset = False
 
     def extra_stats(self) -> dict:
-        return {"device": self.decoder.device}
+        return {"device": self.decoder.device, "runtime": self.decoder.runtime}
 
 
 class PostprocessStage(RelayStage):

@@ -6,8 +6,11 @@ Lifecycle (after timeflux's manager and pyzmq's heartbeat example):
 
 1. Validate the recording (a bad file fails here, before any process or output exists).
 2. Start source, features, decoder, postprocess (and the monitor, if asked).
-3. Ready before go: each stage reports ``ready`` once its sockets are up and its model is
-   loaded and warmed; only then is the source told ``go``.
+3. Ready before go: source, features and postprocess report ``ready`` once their sockets
+   are up; then the source is told ``go``. The decoder is not waited for: it binds its input
+   before it loads the model, so the signal is shown and features are extracted while it
+   loads, and it catches up from its queue (lossless: a full queue back-pressures the
+   source). A decoder that fails before it is ready still fails the run with its error.
 4. Heartbeats every second; a stage that exited or has been silent for ``dead_after_s`` is
    killed and restarted with an incremented incarnation (alive = expected & seen). A
    restarted stage is not expected to heartbeat until it reports ready again (TensorFlow's
@@ -42,6 +45,8 @@ from rt_eeg.pipeline.transport import default_endpoints, make_socket
 
 log = logging.getLogger("rt_eeg.pipeline")
 DETECTION_STAGES = ("source", "features", "decoder", "postprocess")
+#: Stages the source waits for before it streams (the decoder catches up from its queue).
+GO_AFTER = ("source", "features", "postprocess")
 UPSTREAM = {"features": "source", "decoder": "features", "postprocess": "decoder"}
 INPUT = {"features": ("features_in", "signal"), "decoder": ("decoder_in", "features"),
          "postprocess": ("postprocess_in", "probs")}  # fmt: skip
@@ -133,6 +138,7 @@ class Supervisor:
         model = Path(self.cfg.model)
         if not (model / "model.keras").is_file():
             raise RtEegError("model folder has no model.keras", model)
+        self._preflight_model(model)
         if (
             self.live
             and (self.out_dir / f"{self.name_for(default_name, name)}.index.json").exists()
@@ -163,6 +169,7 @@ class Supervisor:
         self.errors: list[dict] = []
         self.restarts: list[dict] = []
         self.t_ready: float | None = None
+        self.t_stage_ready: dict[str, float] = {}  # first incarnation's ready, wall time
         self.spawned_wall: dict[str, float] = {}
         self.stats: dict[tuple[str, int], dict] = {}  # last counters of every incarnation
         self.malformed_control = 0
@@ -197,6 +204,21 @@ class Supervisor:
         self.run_dir.mkdir()
         lock.write_text(str(os.getpid()))
         return recovered
+
+    @staticmethod
+    def _preflight_model(model: Path) -> None:
+        """The model folder's files against its manifest (hashes, the LiteRT twin's source):
+        the source no longer waits for the decoder, so a tampered or stale model must fail
+        here, before any process starts, not after streaming began. Milliseconds."""
+        from rt_eeg.model_files import MANIFEST_FILE, lite_model_path, verify_model_files
+
+        verify_model_files(model)
+        try:
+            manifest = json.loads((model / MANIFEST_FILE).read_text("utf-8"))
+        except (OSError, ValueError):
+            return  # the decoder stage reports a missing or broken manifest
+        if isinstance(manifest, dict):
+            lite_model_path(model, manifest)
 
     @staticmethod
     def name_for(default_name: str, name: str | None) -> str:
@@ -295,6 +317,7 @@ class Supervisor:
             signal.signal(sig, lambda signum, _frame: signals.append(signum))
         stop_deadline = None
         go_sent = False
+        failed = True  # until the loop ends normally: a run that raises writes no outputs
         try:
             # The decoder (TensorFlow import, model load, XLA warm-up) takes longest: start it first.
             for stage in sorted(DETECTION_STAGES, key=lambda st: st != "decoder"):
@@ -321,18 +344,19 @@ class Supervisor:
                     log.warning("stages did not finish in time; writing outputs from the journal")
                     break
                 self._poll_control(control)
-                if not go_sent and self.ready >= set(DETECTION_STAGES):
+                if not go_sent and self.ready >= set(GO_AFTER):
                     self.t_ready = time.time()
                     cmd.send(json.dumps({"cmd": "go"}).encode())
                     go_sent = True
                     self.on_event("go", "source", None)
                 if not go_sent and time.monotonic() > deadline_ready:
-                    missing = sorted(set(DETECTION_STAGES) - self.ready)
+                    missing = sorted(set(GO_AFTER) - self.ready)
                     raise RtEegError(f"stages not ready after {self.cfg.ready_timeout_s:.0f} s: {', '.join(missing)} "
                                      f"(see {self.run_dir}/*.log)")  # fmt: skip
                 self._watch(go_sent)
                 if self.gave_up:
                     break
+            failed = False
         finally:
             self._shutdown()
             ctx.destroy(linger=0)
@@ -340,7 +364,7 @@ class Supervisor:
                 shutil.rmtree(self._ipc_dir, ignore_errors=True)
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-            if not go_sent:  # nothing to write: the folder is free again
+            if not go_sent or failed:  # nothing to write: the folder is free again
                 (self.run_dir / LOCK).unlink(missing_ok=True)
         if "postprocess" not in self.done and not self.live:
             # A stop always leaves outputs (all na before go). A live run's rotating parts
@@ -393,6 +417,7 @@ class Supervisor:
                 self.on_event("error", stage, msg.header["error"])
             if kind == "ready":
                 self.ready.add(stage)
+                self.t_stage_ready.setdefault(stage, time.time())
                 self.failed_starts[stage] = 0
                 self.on_event("ready", stage, None)
             elif kind == "heartbeat":
@@ -561,7 +586,11 @@ class Supervisor:
                 for s, st in self.done.items()
                 if not st.get("failed")
             },  # fmt: skip
+            # go: the source streams from here; the decoder may still be loading its model
             "time_to_ready_s": round(self.t_ready - self.t_launch, 3) if self.t_ready else None,
+            "time_to_stage_ready_s": {
+                s: round(t - self.t_launch, 3) for s, t in sorted(self.t_stage_ready.items())
+            },
             "time_to_first_decision_s": round(first - self.t_launch, 3) if first else None,
             "frames_streamed": source.get("frames"),
             "display_frames_sent": source.get("display_sent"),
@@ -572,6 +601,7 @@ class Supervisor:
             "restarts": self.restarts,
             "errors": self.errors,
             "decoder_device": self.done.get("decoder", {}).get("device"),
+            "decoder_runtime": self.done.get("decoder", {}).get("runtime"),
             "n_decisions": n_decisions,
         }
 
