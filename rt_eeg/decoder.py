@@ -498,7 +498,8 @@ class Decoder:
     #: compiles a handful of shapes instead of one per size (about 0.5 s each): the ward's
     #: batches vary with the beds that are due. A batch is split into power-of-two pieces
     #: while 1024 or more windows are left and the rest is zero-padded (at most 1023 wasted
-    #: windows). Results are unchanged: inference is batch-invariant.
+    #: windows). Results are unchanged: inference is batch-invariant. Only TensorFlow
+    #: compiles per shape; LiteRT always runs fixed blocks, so it is not padded here.
     pad_batches = False
 
     def _run(self, windows: np.ndarray) -> np.ndarray:
@@ -510,7 +511,7 @@ class Decoder:
         i = 0
         while i < n_all:
             left = n_all - i
-            if not self.pad_batches:
+            if not self.pad_batches or self.runtime != TENSORFLOW:
                 take = m = min(left, BATCH_WINDOWS)
             elif left >= 1024:
                 take = m = min(1 << (left.bit_length() - 1), BATCH_WINDOWS)
@@ -524,7 +525,11 @@ class Decoder:
         return np.concatenate(out)
 
     def warm_batches(self, max_windows: int) -> None:
-        """Compile the padded batch shapes up to ``max_windows`` now, not on first use."""
+        """Compile the padded batch shapes up to ``max_windows`` now, not on first use.
+
+        A no-op on LiteRT (nothing is compiled per shape)."""
+        if self.runtime != TENSORFLOW:
+            return
         width = int(self._model.input_shape[-1])
         m = 32
         while m <= min(max_windows, BATCH_WINDOWS):
