@@ -76,6 +76,7 @@ class BedProcess:
                               "postprocess", incarnation)  # fmt: skip
         self.hb_s = float(spec["heartbeat_s"])
         self._last_beat = 0.0
+        self._ready_sent = False
         # metrics
         self.latency_ms: deque[float] = deque(maxlen=LATENCY_WINDOW)
         self.latency_log: deque[tuple[float, float]] = deque(maxlen=LATENCY_WINDOW)  # (wall, ms)
@@ -109,9 +110,19 @@ class BedProcess:
                                       **extra}, block=False)  # fmt: skip
 
     def beat(self, force: bool = False) -> bool:
-        """Heartbeat when due (always False: usable as ``should_abort``)."""
+        """Heartbeat when due (always False: usable as ``should_abort``).
+
+        The first call reports ``ready`` instead: a bed is ready once its loop runs (its first
+        block read, resampled and sent, or a live source idle), not when its objects exist. The
+        first block pays for lazy imports (scipy) and file reads, which take seconds when many
+        beds start at once on a loaded machine; until ``ready`` the service allows
+        ``ready_timeout_s``, after it only ``dead_after_s`` of silence."""
         now = time.monotonic()
-        if force or now - self._last_beat >= self.hb_s:
+        if not self._ready_sent:
+            self._ready_sent = True
+            self._last_beat = now
+            self.report("ready", stats=self.stats())
+        elif force or now - self._last_beat >= self.hb_s:
             self._last_beat = now
             self.report("heartbeat", stats=self.stats())
         return False
@@ -269,7 +280,6 @@ class BedProcess:
                 resume_t = self.decided_to = self.decisions[-1].stop
                 self.post.restart(resume_at=resume_t)
             self.journal = open(jpath, "a", encoding="utf-8")  # noqa: SIM115
-        self.report("ready", stats=self.stats())
         speed = None if live else spec["speed"]
         per_message = FRAME if (speed or live) else FRAME * 10
         resume_n = int(round(resume_t * src.sfreq))
