@@ -36,7 +36,8 @@ log = logging.getLogger("rt_eeg.ward")
 MAX_CHANNELS = 64
 MAX_DRAIN = 4096  # messages taken per round at most (bounded latency per round)
 MAX_BEDS = 512
-#: A model call longer than this is a hang: the watchdog stops heartbeating for it.
+#: A round (drain + model call + replies) longer than this is a hang: the watchdog stops
+#: heartbeating for it.
 MAX_CALL_S = 60.0
 
 
@@ -141,15 +142,22 @@ class Batcher:
             if not self.router.poll(100):
                 continue
             eos: list[BedStream] = []
-            self._take(eos)
-            if wait_s > 0:  # let the other beds' frames of this instant arrive
-                deadline = time.monotonic() + wait_s
-                while (left := deadline - time.monotonic()) > 0 and self.router.poll(left * 1000):
-                    self._take(eos)
-            self._decode()
-            for b in eos:
-                self._reply(b, {"kind": "eos", "t_emit": time.time()})
-                self.beds.pop(b.name.encode(), None)
+            # The watchdog heartbeats for the whole round, not only the model call: on a
+            # saturated machine draining and validating a backlog from many beds can take
+            # seconds too (64 beds starting at load 20: the decoder was killed as silent).
+            self.call_started = time.monotonic()
+            try:
+                self._take(eos)
+                if wait_s > 0:  # let the other beds' frames of this instant arrive
+                    deadline = time.monotonic() + wait_s
+                    while (left := deadline - time.monotonic()) > 0 and self.router.poll(left * 1000):
+                        self._take(eos)
+                self._decode()
+                for b in eos:
+                    self._reply(b, {"kind": "eos", "t_emit": time.time()})
+                    self.beds.pop(b.name.encode(), None)
+            finally:
+                self.call_started = None
         return 0
 
     def _take(self, eos: list) -> None:
@@ -245,11 +253,7 @@ class Batcher:
             items.append((b.stream, feats, times))
             b.pending = []
         t0 = time.perf_counter()
-        self.call_started = time.monotonic()
-        try:
-            results = self.decoder.predict_many(items)
-        finally:
-            self.call_started = None
+        results = self.decoder.predict_many(items)
         n_epochs = sum(len(r[0]) for r in results)
         if n_epochs:
             self.model_ms.append((time.perf_counter() - t0) * 1000)
