@@ -90,7 +90,7 @@ class Batcher:
         threading.Thread(target=self._watchdog, args=(ep["reports"],), daemon=True).start()
 
     def _watchdog(self, endpoint: str) -> None:
-        """Heartbeat while a model call runs (a large backlog, a first-use XLA compile): the
+        """Heartbeat while a round runs (a large backlog, a first-use XLA compile): the
         main loop cannot, and the service must not take a busy decoder for a dead one. A call
         that lasts beyond ``MAX_CALL_S`` gets no heartbeat, so a hang is still caught. Its own
         socket: ZeroMQ sockets are not shared between threads."""
