@@ -51,7 +51,8 @@ from rt_eeg.postprocess import (
 
 LEVELS = (0.5, 0.9, 0.99)
 WINDOW_S = 7.0  # the decoder's causal window: what it saw when it fired
-POSTICTAL_S = 60.0  # an FA starting this soon after a seizure ends counts as post-ictal
+POSTICTAL_S = 60.0
+ONSET_SLACK_S = 3.0  # the score needs a few epochs to climb: an event may start just before  # an FA starting this soon after a seizure ends counts as post-ictal
 
 
 def sim_events(plan) -> list[dict]:
@@ -141,13 +142,16 @@ def analyse_recording(stem: str, stored: dict, ref_events, plan, sidecar: dict, 
         state = [e["kind"][6:] for e in events if e["kind"].startswith("state_")
                  and e["start"] < hi and e["stop"] > lo]  # fmt: skip
         after_sz = [a for a, b in refs if 0 <= h.start - b <= POSTICTAL_S]
-        fam_overlap = defaultdict(float)
+        fam_overlap, fam_new = defaultdict(float), defaultdict(float)
         for e in near:
             if e["kind"] not in ("seizure", "postictal"):
                 fam_overlap[e["family"]] += e["overlap_s"]
+                if e["start"] >= lo - ONSET_SLACK_S:  # began around the window: what changed
+                    fam_new[e["family"]] += e["overlap_s"]
+        trigger = fam_new or fam_overlap
         cause = (
             "postictal" if after_sz or any(e["kind"] == "postictal" for e in near)
-            else max(fam_overlap, key=fam_overlap.get) if fam_overlap
+            else max(trigger, key=trigger.get) if trigger
             else ("recording-wide: " + ",".join(sorted(wide))) if wide
             else "background"
         )  # fmt: skip
@@ -160,7 +164,8 @@ def analyse_recording(stem: str, stored: dict, ref_events, plan, sidecar: dict, 
             "channels_ge_0.9": [ch[i] for i in np.flatnonzero(sm[peak] >= 0.9)],
             "n_channels": len(ch),
             "event_channels": list(dec[int(idx[-1])].channels) if first is not None else [],
-            "cause": cause, "families_in_window": dict(fam_overlap), "state": state,
+            "cause": cause, "families_in_window": dict(fam_overlap),
+            "families_starting_in_window": dict(fam_new), "state": state,
             "recording_wide": wide, "sim_events": near, "sidecar_present": sidecar.get("present", []),
         })  # fmt: skip
     seizures = []
