@@ -185,6 +185,9 @@ def _check_run_config(out_dir: Path, model_dir, post: PostprocessConfig) -> None
             previous = json.loads(path.read_text())
         except ValueError:
             previous = None
+        if isinstance(previous, dict) and isinstance(previous.get("postprocess"), dict):
+            # a folder written before a parameter existed ran with that parameter's default
+            previous["postprocess"] = PostprocessConfig().to_dict() | previous["postprocess"]
         if previous != current:
             raise RtEegError("holds outputs of a run with another model or postprocess configuration; "
                              "use a new --out folder", out_dir)  # fmt: skip
