@@ -194,6 +194,9 @@ def _check_run_config(out_dir: Path, model_dir, post: PostprocessConfig) -> None
             previous = json.loads(path.read_text())
         except ValueError:
             previous = None
+        if isinstance(previous, dict) and isinstance(previous.get("postprocess"), dict):
+            # a folder written before a parameter existed ran with that parameter's default
+            previous["postprocess"] = PostprocessConfig().to_dict() | previous["postprocess"]
         if previous != current:
             raise RtEegError("holds outputs of a run with another model or postprocess configuration; "
                              "use a new --out folder", out_dir)  # fmt: skip
@@ -269,22 +272,31 @@ def det_curve(base: PostprocessConfig, refs, stored, thresholds=None) -> list[di
     return points
 
 
-def tune(
-    base: PostprocessConfig, refs, stored, target_fa_per_24h: float
-) -> tuple[PostprocessConfig, list[dict]]:
-    """Grid search for the most sensitive configuration within the false-alarm target."""
-    # rise_delta 0.3: the rising-score fast onset (see rt_eeg.postprocess), off or on
+def default_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
+    """The configurations ``--sweep`` tries: threshold, onset epochs, top-k, hysteresis,
+    rising-score onset (rise_delta 0.3, off or on)."""
     # The decoder is trained under a 50/50 prior, so low false-alarm operating points sit near 1.
     grid = itertools.product(
         (0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998), (1, 2, 3, 4), (2, 4), (0.5, 0.7),
         (0.0, 0.3),
     )
+    return [base.replace(threshold_on=th, threshold_off=round(th * off_ratio, 4), onset_epochs=onset,
+                         top_k=top_k, rise_delta=rise)
+            for th, onset, top_k, off_ratio, rise in grid]  # fmt: skip
+
+
+def tune(
+    base: PostprocessConfig, refs, stored, target_fa_per_24h: float,
+    configs: list[PostprocessConfig] | None = None,
+) -> tuple[PostprocessConfig, list[dict]]:
+    """Grid search for the most sensitive configuration within the false-alarm target.
+
+    ``configs`` replaces :func:`default_grid` (e.g. postprocessor candidates); the choice is
+    the same: most sensitive within the target, then earliest median onset, then fewest false
+    alarms (or, when none meets the target, the fewest false alarms).
+    """
     trials = []
-    for th, onset, top_k, off_ratio, rise in grid:
-        cfg = base.replace(
-            threshold_on=th, threshold_off=round(th * off_ratio, 4), onset_epochs=onset,
-            top_k=top_k, rise_delta=rise,
-        )  # fmt: skip
+    for cfg in default_grid(base) if configs is None else configs:
         trials.append({"config": cfg.to_dict()} | ovlp_for(cfg, refs, stored))
     ok = [
         t for t in trials if t["fa_per_24h"] <= target_fa_per_24h and t["sensitivity"] is not None

@@ -12,7 +12,13 @@ SEIZ or BCKG with a confidence:
    ``onset_epochs`` consecutive epochs; or, when ``rise_delta > 0``, as soon as the score has
    *risen* by ``rise_delta`` within the last ``rise_epochs`` epochs to at least
    ``threshold_off`` (a fast path for evolving onsets, whose score climbs steadily before it
-   reaches a strict ``threshold_on``).
+   reaches a strict ``threshold_on``); or, when ``early_threshold > 0``, once the score has
+   been ``>= early_threshold`` for ``early_epochs`` epochs and has risen by at least
+   ``early_rise`` within ``rise_epochs`` (a second, dual threshold: e.g. fire after one epoch
+   at a lower level when the score jumped there, instead of waiting ``onset_epochs`` at the
+   strict one). Every onset path also needs a minimum spatial extent: at least
+   ``min_channels`` channels whose smoothed probability is ``>= channel_level`` (the defaults,
+   1 channel at 0, always hold).
 3. **Hold and minimum duration.** Once in a seizure, the decision stays SEIZ until the mean
    score over the last ``offset_epochs`` epochs falls below ``threshold_off`` (lower than
    ``threshold_on``) and the event has lasted ``min_duration_epochs``. Using a mean rather
@@ -78,6 +84,18 @@ class PostprocessConfig:
         of the scalp as the top 2 of the 11 channels of an 8-electrode montage, so the
         operating point tuned on full montages keeps its meaning. Set it to ``top_k`` to
         use one ``top_k`` for every montage.
+    early_threshold : float
+        Dual-threshold onset: ``early_epochs`` consecutive epochs at or above this score, with
+        a rise of at least ``early_rise`` within ``rise_epochs``, start a seizure (0 disables).
+    early_epochs : int
+        Consecutive epochs at or above ``early_threshold`` needed.
+    early_rise : float
+        Rise of the score within ``rise_epochs`` the early onset also needs (0: none).
+    min_channels : int
+        Minimum spatial extent of any onset: channels whose smoothed probability is at or
+        above ``channel_level`` (1 with ``channel_level`` 0: no constraint).
+    channel_level : float
+        Level of the spatial-extent test.
     """
 
     epoch_s: float = 1.0
@@ -93,9 +111,17 @@ class PostprocessConfig:
     rise_delta: float = 0.0
     rise_epochs: int = 3
     top_k_reduced: int = 2
+    early_threshold: float = 0.0
+    early_epochs: int = 1
+    early_rise: float = 0.0
+    min_channels: int = 1
+    channel_level: float = 0.0
 
     def __post_init__(self):
         problems = []
+        for name in ("early_threshold", "early_rise", "channel_level"):
+            if not 0 <= getattr(self, name) <= 1:
+                problems.append(f"{name} must be within 0..1 (got {getattr(self, name)})")
         if not 0 < self.threshold_off <= self.threshold_on <= 1:
             problems.append(
                 f"need 0 < threshold_off ({self.threshold_off}) <= threshold_on ({self.threshold_on}) <= 1"
@@ -108,6 +134,8 @@ class PostprocessConfig:
             "min_duration_epochs",
             "rise_epochs",
             "top_k_reduced",
+            "early_epochs",
+            "min_channels",
         ):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1 (got {getattr(self, name)})")
@@ -191,6 +219,7 @@ class Postprocessor:
         self._history: deque[np.ndarray] = deque(maxlen=self.cfg.buffer_epochs)
         self._in_seizure = False
         self._above = 0  # consecutive epochs >= threshold_on
+        self._above_early = 0  # consecutive epochs >= early_threshold
         self._scores: deque[float] = deque(maxlen=self.cfg.offset_epochs)
         self._recent: deque[float] = deque(maxlen=self.cfg.rise_epochs + 1)
         self._event_len = 0
@@ -230,12 +259,17 @@ class Postprocessor:
         self._above = self._above + 1 if score >= cfg.threshold_on else 0
         self._scores.append(score)
         self._recent.append(score)
-        rising = (
-            cfg.rise_delta > 0
-            and score >= cfg.threshold_off
-            and score - min(self._recent) >= cfg.rise_delta
-        )
-        if not self._in_seizure and (self._above >= cfg.onset_epochs or rising):
+        rise = score - min(self._recent)
+        rising = cfg.rise_delta > 0 and score >= cfg.threshold_off and rise >= cfg.rise_delta
+        early = False
+        if cfg.early_threshold > 0:
+            self._above_early = self._above_early + 1 if score >= cfg.early_threshold else 0
+            early = self._above_early >= cfg.early_epochs and rise >= cfg.early_rise
+        extent_ok = (cfg.min_channels <= 1 and cfg.channel_level <= 0) or int(
+            np.count_nonzero(recent >= cfg.channel_level)
+        ) >= cfg.min_channels
+        onset = (self._above >= cfg.onset_epochs or rising or early) and extent_ok
+        if not self._in_seizure and onset:
             self._in_seizure, self._event_len = True, 0
             self._event_scores, self._event_channels = [], set()
         elif (

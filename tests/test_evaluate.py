@@ -141,3 +141,15 @@ def test_killed_evaluate_leaves_no_worker_behind(corpus, model_dir, tmp_path):
     proc.wait(timeout=30)
     gone, alive = psutil.wait_procs(workers, timeout=30)
     assert not alive, f"workers survived: {[p.pid for p in alive]}"
+
+
+def test_resume_accepts_a_folder_written_before_a_postprocess_parameter_existed(tmp_path):
+    from rt_eeg.errors import RtEegError
+    from rt_eeg.evaluate import _check_run_config
+
+    post = PostprocessConfig()
+    old = {k: v for k, v in post.to_dict().items() if k not in ("early_threshold", "min_channels")}
+    (tmp_path / "run_config.json").write_text(json.dumps({"model_sha256": None, "postprocess": old}))
+    _check_run_config(tmp_path, tmp_path / "no-model", post)  # the defaults it ran with
+    with pytest.raises(RtEegError, match="another model or postprocess configuration"):
+        _check_run_config(tmp_path, tmp_path / "no-model", post.replace(min_channels=3))

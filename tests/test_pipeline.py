@@ -102,6 +102,31 @@ def test_replay_max_speed_equals_offline_detector(
     assert metrics["time_to_first_decision_s"] > 0
 
 
+def test_replay_with_candidate_onset_options_equals_offline(recording, model_dir, tmp_path):
+    """The dual-threshold and spatial-extent onsets (issue #12) decide the same live and offline."""
+    from rt_eeg.decoder import Decoder
+    from rt_eeg.detector import detect_recording
+    from rt_eeg.outputs import write_outputs
+    from rt_eeg.pipeline.supervisor import Supervisor
+    from rt_eeg.postprocess import PostprocessConfig
+
+    # the untrained model scores ~0.6 everywhere: thresholds there make every rule matter
+    base = PostprocessConfig(threshold_on=0.62, threshold_off=0.6, onset_epochs=2, offset_epochs=1,
+                             min_duration_epochs=1)  # fmt: skip
+    cfg = base.replace(early_threshold=0.605, early_epochs=2, min_channels=4, channel_level=0.6)
+    decoder = Decoder(model_dir, device="cpu")
+    res = detect_recording(recording, decoder, cfg)
+    labels = [d.label for d in res.decisions]
+    assert "seiz" in labels and "bckg" in labels
+    assert labels != [d.label for d in detect_recording(recording, decoder, base).decisions]
+    pcfg = PipelineConfig(model=str(model_dir), device="cpu", postprocess=cfg)
+    Supervisor(recording, tmp_path / "live", config=pcfg, monitor=None).run_pipeline()
+    write_outputs(tmp_path / "off", recording.stem, res.decisions, res.duration)
+    for suffix in (".hyp", ".csv_bi", "_events.tsv"):
+        live = (tmp_path / "live" / f"{recording.stem}{suffix}").read_text()
+        assert live == (tmp_path / "off" / f"{recording.stem}{suffix}").read_text(), suffix
+
+
 def test_killing_feature_extractor_mid_stream_is_survived(recording, model_dir, tmp_path):
     # Kill the feature extractor once the source has streamed ~15 s of signal.
     on_event, killed = killer(tmp_path, "features", 150)

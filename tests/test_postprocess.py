@@ -71,12 +71,24 @@ def test_nearby_events_merge_and_far_events_do_not(rng):
     assert len(events) == 2
 
 
-def test_streaming_one_epoch_at_a_time_equals_batch(rng):
+# the candidate onset rules of issue #12 (dual threshold, spatial extent) change decisions
+CANDIDATE = PostprocessConfig(
+    threshold_on=0.9, threshold_off=0.4, onset_epochs=3, early_threshold=0.7, early_epochs=1,
+    early_rise=0.3, min_channels=3, channel_level=0.6,
+)
+
+
+@pytest.mark.parametrize("cfg", [None, CANDIDATE], ids=["default", "candidate_options"])
+def test_streaming_one_epoch_at_a_time_equals_batch(rng, cfg):
     p = background(400, rng)
     for s in (50, 150, 300):
         p[s : s + 30, :5] = rng.uniform(0.4, 1.0, (30, 5))
-    batch = run(p)
-    post = Postprocessor(CH)
+    p[200:215, :2] = 0.99  # two channels only: the spatial extent refuses it
+    batch = run(p, cfg)
+    assert any(d.label == "seiz" for d in batch)
+    if cfg is not None:
+        assert batch != run(p, cfg.replace(early_threshold=0.0, min_channels=1, channel_level=0.0))
+    post = Postprocessor(CH, cfg)
     stream = []
     for i, row in enumerate(p):
         stream += post.push(float(i), row)
@@ -120,3 +132,52 @@ def test_complete_decisions_fills_missing_with_na(rng):
     d = run(background(5, rng))
     full = complete_decisions(d, 8.0)
     assert [x.label for x in full[5:]] == ["na"] * 3
+
+
+def _jump(rng, n_ch=6, level=0.995, at=20):
+    p = background(60, rng)
+    p[at:40, :n_ch] = level
+    return p
+
+
+def test_dual_threshold_fires_on_the_first_confident_epoch_of_a_jump(rng):
+    strict = PostprocessConfig(threshold_on=0.99, threshold_off=0.5, onset_epochs=3)
+    early = strict.replace(early_threshold=0.99, early_epochs=1, early_rise=0.3)
+    p = _jump(rng)
+    first = lambda cfg: next(d.start for d in run(p, cfg) if d.label == "seiz")  # noqa: E731
+    # epoch 20 smooths the jump with the background (score ~0.5); epoch 21 is the first >= 0.99
+    assert first(strict) == 23.0
+    assert first(early) == 21.0
+
+
+def test_dual_threshold_needs_the_rise_a_slow_drift_takes_the_strict_path(rng):
+    p = background(80, rng)
+    p[10:50, :6] = np.linspace(0.6, 0.995, 40)[:, None]  # +0.01 per epoch: no fast rise
+    p[50:70, :6] = 0.995
+    strict = PostprocessConfig(threshold_on=0.99, threshold_off=0.5, onset_epochs=3)
+    early = strict.replace(early_threshold=0.99, early_epochs=1, early_rise=0.3)
+    assert run(p, early) == run(p, strict)
+    assert any(d.label == "seiz" for d in run(p, strict))
+
+
+def test_min_channels_refuses_a_narrow_event_and_keeps_a_wide_one(rng):
+    cfg = PostprocessConfig(top_k=2, threshold_on=0.9, threshold_off=0.45, onset_epochs=2)
+    gated = cfg.replace(min_channels=4, channel_level=0.9)
+    narrow, wide = _jump(rng, n_ch=3, level=0.999), _jump(rng, n_ch=6, level=0.999)
+    assert len(decisions_to_events(run(narrow, cfg))) == 1
+    assert decisions_to_events(run(narrow, gated)) == []
+    assert decisions_to_events(run(wide, gated)) == decisions_to_events(run(wide, cfg))
+
+
+def test_candidate_options_validated_and_loaded_from_toml(tmp_path):
+    from rt_eeg.config import load_pipeline_config
+
+    for bad in ({"early_threshold": 1.5}, {"channel_level": -0.1}, {"min_channels": 0},
+                {"early_epochs": 0}):  # fmt: skip
+        with pytest.raises(ValueError):
+            PostprocessConfig(**bad)
+    path = tmp_path / "run.toml"
+    path.write_text("[postprocess]\nearly_threshold = 0.99\nearly_epochs = 1\nearly_rise = 0.3\n"
+                    "min_channels = 4\nchannel_level = 0.9\n")  # fmt: skip
+    post = load_pipeline_config(path).postprocess
+    assert (post.early_threshold, post.early_rise, post.min_channels) == (0.99, 0.3, 4)
