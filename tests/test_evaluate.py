@@ -149,7 +149,7 @@ def test_resume_accepts_a_folder_written_before_a_postprocess_parameter_existed(
 
     post = PostprocessConfig()
     old = {k: v for k, v in post.to_dict().items() if k not in ("early_threshold", "min_channels")}
-    (tmp_path / "run_config.json").write_text(json.dumps({"model_sha256": None, "postprocess": old}))
+    (tmp_path / "run_config.json").write_text(json.dumps({"model_sha256": None, "model_tflite_sha256": None, "postprocess": old}))
     _check_run_config(tmp_path, tmp_path / "no-model", post)  # the defaults it ran with
     with pytest.raises(RtEegError, match="another model or postprocess configuration"):
         _check_run_config(tmp_path, tmp_path / "no-model", post.replace(min_channels=3))

@@ -17,6 +17,11 @@ from rt_eeg.io.annotations import SEIZURE_LABELS
 
 #: Display codes of decision segments.
 NA, BCKG, SEIZ = 0, 1, 2
+#: Decision colours, one palette for the monitor and the ward overview. Red and green are
+#: always paired with words (SEIZ / SEIZURE, BCKG), never colour alone.
+SEIZ_RGB = (215, 25, 28)
+BCKG_RGB = (26, 150, 65)
+NA_RGB = (150, 150, 150)
 CODE_NAMES = {NA: "na", BCKG: "bckg", SEIZ: "seiz"}
 
 

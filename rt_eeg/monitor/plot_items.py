@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import pyqtgraph as pg
 from pyqtgraph.Qt import QtCore, QtGui
 
-from rt_eeg.monitor.model import BCKG, NA, SEIZ, format_time
+from rt_eeg.monitor.model import BCKG, BCKG_RGB, NA, NA_RGB, SEIZ, SEIZ_RGB, format_time
 
 if TYPE_CHECKING:
     from rt_eeg.monitor.window import MonitorWindow
@@ -25,9 +25,6 @@ Qt = QtCore.Qt
 
 # Colours. Red and green are paired with text labels (SEIZ / BCKG / not analysed) in the
 # strip, so the overlay does not rely on colour alone.
-SEIZ_RGB = (215, 25, 28)
-BCKG_RGB = (26, 150, 65)
-NA_RGB = (150, 150, 150)
 REF_RGB = (110, 20, 90)
 TRACE_RGB = (15, 15, 25)
 STALE_TRACE_RGB = (185, 185, 185)

@@ -79,6 +79,35 @@ def _pid_alive(pid: int) -> bool:
     return b"rt_eeg" in cmdline or b"rt-eeg" in cmdline
 
 
+def reclaim_folder(folder: Path, lock: Path, ipc_prefix: str, what: str) -> dict | None:
+    """Take ``folder`` (a run's or a service's private state) for this process.
+
+    Refuses (``RtEegError``) while the process named in ``lock`` lives; after a SIGKILL,
+    removes the killed process's ipc folder (named in ``folder/ipc_dir``, only if its name
+    starts with ``ipc_prefix``) and ``folder`` itself, and returns what was recovered (else
+    None). The caller recreates ``folder`` and writes ``lock``.
+    """
+    recovered = None
+    if lock.exists():
+        try:
+            pid = int(lock.read_text().strip() or 0)
+        except (OSError, ValueError):
+            pid = 0
+        if pid and pid != os.getpid() and _pid_alive(pid):
+            raise RtEegError(f"output folder is in use by a running {what} (pid {pid})", folder.parent)
+        try:
+            stale = (folder / "ipc_dir").read_text().strip()
+        except OSError:
+            stale = ""
+        if stale and Path(stale).name.startswith(ipc_prefix):
+            shutil.rmtree(stale, ignore_errors=True)
+        recovered = {"killed_pid": pid, "ipc_dir_removed": stale or None}
+        log.warning("%s: a previous %s (pid %s) was killed; starting over", folder.parent, what, pid)
+    if folder.exists():
+        shutil.rmtree(folder)
+    return recovered
+
+
 class Supervisor:
     """Run one recording through the live pipeline.
 
@@ -182,25 +211,7 @@ class Supervisor:
         """Take ``.run/`` for this run: refuse while another supervisor uses the folder;
         clear what a killed one (SIGKILL) left, its ipc folder included, and say so."""
         lock = self.run_dir / LOCK
-        recovered = None
-        if lock.exists():
-            try:
-                pid = int(lock.read_text().strip() or 0)
-            except (OSError, ValueError):
-                pid = 0
-            if pid and pid != os.getpid() and _pid_alive(pid):
-                raise RtEegError(f"output folder is in use by a running rt-eeg (pid {pid})",
-                                 self.out_dir)  # fmt: skip
-            try:
-                stale_ipc = (self.run_dir / "ipc_dir").read_text().strip()
-            except OSError:
-                stale_ipc = ""
-            if stale_ipc and Path(stale_ipc).name.startswith("rteeg-"):
-                shutil.rmtree(stale_ipc, ignore_errors=True)
-            recovered = {"killed_pid": pid, "ipc_dir_removed": stale_ipc or None}
-            log.warning("%s: a previous run (pid %s) was killed; starting over", self.out_dir, pid)
-        if self.run_dir.exists():
-            shutil.rmtree(self.run_dir)
+        recovered = reclaim_folder(self.run_dir, lock, "rteeg-", "rt-eeg")
         self.run_dir.mkdir()
         lock.write_text(str(os.getpid()))
         return recovered

@@ -14,13 +14,11 @@ import sys
 import time
 from dataclasses import dataclass
 
-from rt_eeg.monitor.model import format_time
+from rt_eeg.monitor.model import BCKG_RGB, SEIZ_RGB, format_time
 
 #: Seconds without a ward status after which the overview says the service is gone.
 STATUS_STALE_S = 3.0
 
-SEIZ_RGB = (215, 25, 28)
-BCKG_RGB = (26, 150, 65)
 STALE_RGB = (255, 210, 31)
 NO_DATA_RGB = (96, 102, 112)
 PAUSED_RGB = (43, 93, 155)

@@ -117,27 +117,10 @@ class WardService(WardViews):
 
     def _claim(self) -> dict | None:
         """One service per output root: refuse while another lives; clear a killed one's files."""
-        from rt_eeg.pipeline.supervisor import _pid_alive
+        from rt_eeg.pipeline.supervisor import reclaim_folder
 
         lock = self.ward_dir / LOCK
-        recovered = None
-        if lock.exists():
-            try:
-                pid = int(lock.read_text().strip() or 0)
-            except (OSError, ValueError):
-                pid = 0
-            if pid and pid != os.getpid() and _pid_alive(pid):
-                raise RtEegError(f"output folder is in use by a running rt-eeg serve (pid {pid})", self.root)
-            try:
-                stale = (self.ward_dir / "ipc_dir").read_text().strip()
-            except OSError:
-                stale = ""
-            if stale and Path(stale).name.startswith("rteeg-ward-"):
-                shutil.rmtree(stale, ignore_errors=True)
-            recovered = {"killed_pid": pid, "ipc_dir_removed": stale or None}
-            log.warning("%s: a previous service (pid %s) was killed; starting over", self.root, pid)
-        if self.ward_dir.exists():
-            shutil.rmtree(self.ward_dir)
+        recovered = reclaim_folder(self.ward_dir, lock, "rteeg-ward-", "rt-eeg serve")
         (self.ward_dir / "beds").mkdir(parents=True)
         (self.ward_dir / "logs").mkdir()
         lock.write_text(str(os.getpid()))
