@@ -36,14 +36,18 @@ GOOD = {"v": 1, "kind": "data", "seq": 3, "stream": "source", "t0": 1.0, "t_emit
 
 
 def _decode_or_reject(parts) -> None:
-    """decode() either returns a message or raises MessageError; nothing else, and fast."""
+    """decode() either returns a message or raises MessageError; nothing else, and no hang.
+
+    The bound catches a hang (the 1e12 / huge-shape class of bug), not speed: decode's speed
+    is a benchmark (``tools/fuzz_wire.py`` reports the slowest case, ~0.1 s on a loaded
+    machine), and a timed pass/fail bound near it failed on a loaded CI machine."""
     t0 = time.perf_counter()
     try:
         msg = decode(parts)
     except MessageError:
         return
     finally:
-        assert time.perf_counter() - t0 < 0.5
+        assert time.perf_counter() - t0 < 10.0
     assert msg.topic and isinstance(msg.header, dict)
     if msg.kind in ("data", "ward_status", "alarm"):
         assert msg.payload.nbytes == len(parts[2]) and np.isfinite(msg.payload).all()
