@@ -246,6 +246,23 @@ def _check_postprocess(d: dict) -> None:
         raise ValueError(f"postprocess.epoch_s must be positive, got {d['epoch_s']!r}")
 
 
+
+def read_toml(path: str | os.PathLike) -> dict:
+    """Parse a TOML config file; problems are one-line :class:`RtEegError` naming it."""
+    path = Path(path)
+    if path.is_dir():
+        raise RtEegError("is a directory, not a config file", path)
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
+    except FileNotFoundError:
+        raise RtEegError("config file not found", path) from None
+    except UnicodeDecodeError as err:
+        raise RtEegError(f"not a UTF-8 text file ({err.reason})", path) from None
+    except OSError as err:
+        raise RtEegError(f"cannot read config file ({err.strerror or err})", path) from None
+    except tomllib.TOMLDecodeError as err:
+        raise RtEegError(f"invalid TOML ({err})", path) from None
+
 def load_pipeline_config(
     path: str | os.PathLike | None, *, insecure: bool = False
 ) -> PipelineConfig:
@@ -259,18 +276,7 @@ def load_pipeline_config(
     if path is None:
         return PipelineConfig(insecure=insecure)
     path = Path(path)
-    if path.is_dir():
-        raise RtEegError("is a directory, not a config file", path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    except FileNotFoundError:
-        raise RtEegError("config file not found", path) from None
-    except UnicodeDecodeError as err:
-        raise RtEegError(f"not a UTF-8 text file ({err.reason})", path) from None
-    except OSError as err:
-        raise RtEegError(f"cannot read config file ({err.strerror or err})", path) from None
-    except tomllib.TOMLDecodeError as err:
-        raise RtEegError(f"invalid TOML ({err})", path) from None
+    data = read_toml(path)
     if insecure:
         data["insecure"] = True
     sec = data.get("security")

@@ -28,18 +28,12 @@ import dataclasses
 import math
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rt_eeg.config import DEFAULT_MODEL, _check_postprocess, _check_table
+from rt_eeg.config import DEFAULT_MODEL, _check_postprocess, _check_table, read_toml
 from rt_eeg.errors import RtEegError
 from rt_eeg.postprocess import PostprocessConfig
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 #: Bed names become folder and socket names: short, no path characters.
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")
@@ -282,23 +276,6 @@ def ward_from_dict(data: dict, base: Path | None = None) -> WardConfig:
     if dup:
         raise ValueError(f"two beds write to the same folder {sorted(dup)[0]}")
     return cfg
-
-
-def read_toml(path: str | os.PathLike) -> dict:
-    """Parse a TOML file; problems are one-line :class:`RtEegError` naming it."""
-    path = Path(path)
-    if path.is_dir():
-        raise RtEegError("is a directory, not a config file", path)
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8-sig"))
-    except FileNotFoundError:
-        raise RtEegError("config file not found", path) from None
-    except UnicodeDecodeError as err:
-        raise RtEegError(f"not a UTF-8 text file ({err.reason})", path) from None
-    except OSError as err:
-        raise RtEegError(f"cannot read config file ({err.strerror or err})", path) from None
-    except tomllib.TOMLDecodeError as err:
-        raise RtEegError(f"invalid TOML ({err})", path) from None
 
 
 def load_ward_config(path: str | os.PathLike) -> WardConfig:
