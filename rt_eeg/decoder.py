@@ -389,6 +389,68 @@ class DecoderStream:
         return done
 
 
+class FrameFeed:
+    """Feature frames of one live stream into a :class:`DecoderStream`, as they arrive.
+
+    A window never bridges a gap: a ``reset`` frame, a jump in ``t0`` or a new channel count
+    starts the 7 s window afresh (keeping the patient's background context when the channels
+    are the same), and frames are taken from the next whole epoch on. Shared by the
+    pipeline's decoder stage and the ward's batched decoder, so both cut streams alike.
+
+    Parameters
+    ----------
+    decoder : Decoder
+        Opens the stream.
+    """
+
+    def __init__(self, decoder: Decoder):
+        self.decoder = decoder
+        self.stream: DecoderStream | None = None
+        self.next_t: float | None = None  # signal time the next frame should start at
+        self.aligned = False
+
+    def take(
+        self, features: np.ndarray, t0: float, reset: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, bool, bool]:
+        """Accept one block of frames.
+
+        Parameters
+        ----------
+        features : ndarray, shape (n_frames, n_channels, n_features)
+        t0 : float
+            Signal time of the first frame (frames are 0.1 s apart).
+        reset : bool
+            The sender restarted or its stream had a gap.
+
+        Returns
+        -------
+        features, times : ndarray, shapes (k, n_channels, n_features) and (k,)
+            The frames to decode (``k = 0`` until the first whole epoch).
+        fresh : bool
+            A fresh window was started by this block.
+        interrupted : bool
+            ``fresh`` after earlier frames: the time in between was not analysed.
+        """
+        times = t0 + 0.1 * np.arange(len(features))
+        gap = self.next_t is not None and abs(t0 - self.next_t) > 1e-3
+        fresh = self.stream is None or reset or gap
+        interrupted = fresh and self.next_t is not None
+        if fresh:
+            if self.stream is not None and self.stream.n_channels == features.shape[1]:
+                self.stream.reset_window()
+            else:
+                self.stream = self.decoder.open_stream(features.shape[1])
+            self.aligned = False
+        self.next_t = float(times[-1]) + 0.1
+        if not self.aligned:
+            keep = np.flatnonzero(np.abs(times - np.round(times)) < 1e-3)
+            if len(keep) == 0:
+                return features[:0], times[:0], fresh, interrupted
+            features, times = features[keep[0] :], times[keep[0] :]
+            self.aligned = True
+        return features, times, fresh, interrupted
+
+
 class Decoder:
     """Transport-free decoder stage: LFCC frames in, per-channel P(seizure) per epoch out.
 

@@ -425,39 +425,25 @@ class DecoderStage(RelayStage):
                       max_t0=self._max_t0(), max_jump_s=self._max_jump_s(), streams=frozenset({"features", "supervisor"}))  # fmt: skip
 
     def setup(self) -> None:
-        from rt_eeg.decoder import Decoder
+        from rt_eeg.decoder import Decoder, FrameFeed
 
         # The input is already bound (RelayStage.main): features queue up while the model
         # loads, and the source does not wait for this stage's ready (supervisor GO_AFTER).
         self.decoder = Decoder(self.run["model"], device=self.run["config"]["device"])
         self.out = Sender(self.socket(zmq.PUSH, "postprocess_in", bind=False, hwm=self.run["config"]["data_hwm"]),
                           "decoder", self.incarnation)  # fmt: skip
-        self.next_t: float | None = None
         self.reset = self.incarnation > 0
-        self.stream = None
+        self.feed = FrameFeed(self.decoder)
 
     def handle(self, msg) -> None:
-        feats = msg.payload
-        t0 = float(msg.header["t0"])
-        times = t0 + 0.1 * np.arange(len(feats))
-        discontinuous = self.next_t is not None and abs(t0 - self.next_t) > 1e-3
-        if self.stream is None or msg.header.get("reset") or discontinuous:
-            # Start afresh at the next whole epoch: a window cannot bridge a gap. The patient's
-            # background context (context models) is kept across a gap: same patient.
-            if self.stream is not None and self.stream.n_channels == feats.shape[1]:
-                self.stream.reset_window()
-            else:
-                self.stream = self.decoder.open_stream(feats.shape[1])
-            self.reset = self.reset or self.next_t is not None
-            self.epoch_aligned = False
-        self.next_t = float(times[-1]) + 0.1
-        if not self.epoch_aligned:
-            keep = np.flatnonzero(np.abs(times - np.round(times)) < 1e-3)
-            if len(keep) == 0:
-                return
-            feats, times = feats[keep[0] :], times[keep[0] :]
-            self.epoch_aligned = True
-        starts, probs = self.decoder.predict_many([(self.stream, feats, times)])[0]
+        # A window never bridges a gap; the patient's background context is kept across one.
+        feats, times, _, interrupted = self.feed.take(
+            msg.payload, float(msg.header["t0"]), bool(msg.header.get("reset"))
+        )
+        self.reset = self.reset or interrupted
+        if len(times) == 0:
+            return
+        starts, probs = self.decoder.predict_many([(self.feed.stream, feats, times)])[0]
         self._send(starts, probs, msg.header.get("t_emit", time.time()))
 
     def finish(self, msg) -> None:

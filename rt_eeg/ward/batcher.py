@@ -46,10 +46,8 @@ class BedStream:
 
     def __init__(self, name: str):
         self.name = name
-        self.stream = None
+        self.feed = None  # rt_eeg.decoder.FrameFeed, made once the model is loaded
         self.n_ch: int | None = None
-        self.next_t: float | None = None
-        self.aligned = False
         self.reset = False
         self.expected_seq: dict[int, int] = {}
         self.malformed = 0
@@ -128,9 +126,10 @@ class Batcher:
         }  # fmt: skip
 
     def main(self) -> int:
-        from rt_eeg.decoder import Decoder
+        from rt_eeg.decoder import Decoder, FrameFeed
 
         self.decoder = Decoder(self.spec["model"], device=self.spec["device"])
+        self.new_feed = lambda: FrameFeed(self.decoder)
         self.decoder.pad_batches = True
         t0 = time.perf_counter()
         self.decoder.warm_batches(self.spec.get("warm_windows", 2048))
@@ -210,35 +209,26 @@ class Batcher:
             raise MessageError(f"seq {msg.seq} repeats or goes back (expected {exp})")
         if msg.kind == "data":
             t0 = float(msg.header["t0"])
-            if bed.next_t is not None and t0 < bed.next_t - 1e-3 and not msg.header.get("reset"):
-                raise MessageError(f"t0 {t0:g} goes back (expected {bed.next_t:g})")
+            next_t = bed.feed.next_t if bed.feed is not None else None
+            if next_t is not None and t0 < next_t - 1e-3 and not msg.header.get("reset"):
+                raise MessageError(f"t0 {t0:g} goes back (expected {next_t:g})")
             bed.n_ch = n_ch
         bed.expected_seq = {inc: msg.seq + 1}  # a restarted bed (new incarnation) starts over
 
     def _add(self, bed: BedStream, msg) -> None:
         """Queue a frame block for this round, starting a fresh window where needed (as the
         pipeline's decoder stage: a window never bridges a gap)."""
-        feats = msg.payload
+        if bed.feed is None:
+            bed.feed = self.new_feed()
         t0 = float(msg.header["t0"])
-        times = t0 + 0.1 * np.arange(len(feats))
-        gap = bed.next_t is not None and abs(t0 - bed.next_t) > 1e-3
-        if bed.stream is None or msg.header.get("reset") or gap:
-            if bed.stream is not None and bed.stream.n_channels == feats.shape[1]:
-                bed.stream.reset_window()
-            else:
-                bed.stream = self.decoder.open_stream(feats.shape[1])
+        feats, times, fresh, interrupted = bed.feed.take(msg.payload, t0, bool(msg.header.get("reset")))
+        if fresh:
             # A stream this decoder did not start from the bed's first frame (decoder restart,
             # or the bed's own reset/gap) tells the bed to mark what it missed.
-            bed.reset = bed.reset or bed.next_t is not None or self.inc > 0 or t0 > 0
-            bed.aligned = False
-            bed.pending = []
-        bed.next_t = float(times[-1]) + 0.1
-        if not bed.aligned:
-            keep = np.flatnonzero(np.abs(times - np.round(times)) < 1e-3)
-            if len(keep) == 0:
-                return
-            feats, times = feats[keep[0]:], times[keep[0]:]
-            bed.aligned = True
+            bed.reset = bed.reset or interrupted or self.inc > 0 or t0 > 0
+            bed.pending = []  # frames queued for the old window are not decoded into the new one
+        if len(times) == 0:
+            return
         bed.pending.append((feats, times, np.full(len(times), msg.header.get("t_emit", time.time()))))
 
     def _decode(self) -> None:
@@ -250,7 +240,7 @@ class Batcher:
             feats = np.concatenate([p[0] for p in b.pending])
             times = np.concatenate([p[1] for p in b.pending])
             emits.append((times, np.concatenate([p[2] for p in b.pending])))
-            items.append((b.stream, feats, times))
+            items.append((b.feed.stream, feats, times))
             b.pending = []
         t0 = time.perf_counter()
         results = self.decoder.predict_many(items)
