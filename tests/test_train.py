@@ -23,10 +23,10 @@ from rt_eeg.train import (
     TrainConfig,
     balanced_order,
     dev_scores,
-    parse_variants,
     roc_auc,
     train_from_store,
 )
+from rt_eeg.train_corpus import parse_variants
 
 pytestmark = [
     pytest.mark.timeout(180),
@@ -125,15 +125,24 @@ def test_channel_labels_per_channel_csv_and_term(tmp_path):
 
 def test_parse_variants():
     assert parse_variants("compare") == (
-        ("frame_lstm", "maxabs", 1.0),
-        ("epoch_lstm", "maxabs", 1.0),
+        ("frame_lstm", "maxabs", 1.0, 0.0),
+        ("epoch_lstm", "maxabs", 1.0, 0.0),
     )
-    assert parse_variants("frame_lstm:zscore,epoch_lstm,frame_lstm:context:3", "zscore") == (
-        ("frame_lstm", "zscore", 1.0),
-        ("epoch_lstm", "zscore", 1.0),
-        ("frame_lstm", "context", 3.0),
+    spec = "frame_lstm:zscore,epoch_lstm,frame_lstm:context:3,frame_lstm:context:3:0.5"
+    assert parse_variants(spec, "zscore", default_hard=0.25) == (
+        ("frame_lstm", "zscore", 1.0, 0.25),
+        ("epoch_lstm", "zscore", 1.0, 0.25),
+        ("frame_lstm", "context", 3.0, 0.25),
+        ("frame_lstm", "context", 3.0, 0.5),
     )
-    for bad in ("gru", "frame_lstm:context:0.5", "frame_lstm:context:x", "frame_lstm:nope"):
+    for bad in (
+        "gru",
+        "frame_lstm:context:0.5",
+        "frame_lstm:context:x",
+        "frame_lstm:nope",
+        "frame_lstm:context:3:1.5",
+        "frame_lstm:context:3:0.5:9",
+    ):
         with pytest.raises(RtEegError, match="bad variant"):
             parse_variants(bad)
 
@@ -325,3 +334,84 @@ def test_train_command_end_to_end(tmp_path):
     assert m2["weights_sha256"] == m["weights_sha256"]
     assert m2["files_sha256"]["model.tflite"] == m["files_sha256"]["model.tflite"]
     np.testing.assert_array_equal(np.load(out2 / "data_order.npy"), np.load(out / "data_order.npy"))
+
+
+# --------------------------------------------------------------------------- hard negatives
+
+
+def test_minable_negatives_keep_away_from_seizures(store_and_recs):
+    """Mining never draws background within the margin of a seizure of the same recording,
+    on any channel (the labels there are the least certain), and draws all the rest."""
+    from rt_eeg.hard_negatives import minable_negatives
+
+    store, _ = store_and_recs
+    rows = store.rows("train")
+    neg = rows[np.asarray(store.labels[rows]) == 0]
+    minable = minable_negatives(store, neg, margin_epochs=5)
+    assert 0 < minable.size < neg.size
+    track = np.searchsorted(store.label_offset, minable, side="right") - 1
+    epoch = minable - store.label_offset[track]
+    lab = np.asarray(store.labels, bool)
+    for t, e in zip(track, epoch, strict=True):
+        rec_tracks = np.flatnonzero(store.track_recording == store.track_recording[t])
+        near = [
+            lab[store.label_offset[u] + max(0, e - 5) : store.label_offset[u] + e + 6].any()
+            for u in rec_tracks
+        ]
+        assert not any(near)
+    # Channels 3-4 carry no seizure label, yet their epochs during the seizure are excluded.
+    assert np.setdiff1d(neg, minable).size > 2 * 5 * len(store.index["recordings"])
+    wider = minable_negatives(store, neg, margin_epochs=0)
+    assert np.all(np.isin(minable, wider)) and wider.size > minable.size
+
+
+def test_mine_order_takes_the_hardest_background():
+    from rt_eeg.hard_negatives import mine_order
+
+    rng = np.random.default_rng(3)
+    order = np.concatenate([np.arange(100, 150), np.arange(1000, 1050)])
+    labels = np.concatenate([np.ones(50), np.zeros(50)])
+    minable = np.arange(2000, 3000)
+    seen = []
+
+    def score(rows):  # a model that finds the highest-numbered rows hardest
+        seen.append(np.array(rows))
+        return rows / 3000.0
+
+    new, info = mine_order(order, labels, rng, minable, 0.5, 4, score)
+    assert info["mined"] == 25 and info["candidates"] == 100
+    assert sorted(new.tolist()) != sorted(order.tolist()) and new.size == order.size
+    mined = np.setdiff1d(new, order)
+    assert mined.size == 25 and np.all(np.isin(mined, minable))
+    # The kept candidates are the top quarter of the scored pool.
+    (pool,) = seen
+    np.testing.assert_array_equal(np.sort(mined), np.sort(pool)[-25:])
+    assert info["score_min"] == pytest.approx(np.sort(pool)[-25] / 3000.0, abs=1e-6)
+    assert np.all(np.isin(np.arange(100, 150), new))  # seizure rows untouched
+    assert np.isin(np.arange(1000, 1050), new).sum() == 25
+
+
+def test_hard_negative_training_is_reproducible(store_and_recs, tmp_path):
+    """A mined run is bit-identical for a seed, records what it mined, and draws background
+    the plain run does not."""
+    from rt_eeg.features import FeatureConfig
+
+    store, _ = store_and_recs
+    runs = {}
+    for name in ("a", "b"):
+        runs[name] = train_from_store(
+            store,
+            tmp_path / name,
+            TrainConfig(seed=5, hard_negatives=0.5, hard_pool=2, hard_margin_epochs=3, **TINY),
+            feature_config=FeatureConfig(),
+            device="cpu",
+            log=lambda _: None,
+        )
+    assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
+    oa, ob = (np.load(tmp_path / n / "data_order.npy") for n in "ab")
+    np.testing.assert_array_equal(oa, ob)
+    hist = runs["a"]["history"]
+    assert "hard_negatives" not in hist[0] and hist[1]["hard_negatives"]["mined"] > 0
+    assert runs["a"]["train_config"]["hard_negatives"] == 0.5
+    with pytest.raises(RtEegError, match="hard_negatives"):
+        TrainConfig(hard_negatives=1.5)

@@ -32,8 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--arch",
         default="frame_lstm",
-        help="epoch_lstm or frame_lstm; or variants ARCH[:NORM[:ONSET_WEIGHT]],... (or "
-        "'compare' = both architectures) trained with the same seed, the best on dev kept",
+        help="epoch_lstm or frame_lstm; or variants "
+        "ARCH[:NORM[:ONSET_WEIGHT[:HARD_NEGATIVES]]],... (or 'compare' = both architectures) "
+        "trained with the same seed, the best on dev kept",
     )
     parser.add_argument(
         "--normalisation",
@@ -56,6 +57,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "times more often (early detection; default 1)",
     )
     parser.add_argument("--onset-epochs", type=int, default=10)
+    parser.add_argument(
+        "--hard-negatives",
+        type=float,
+        default=0.0,
+        help="share (0-1) of each epoch's background drawn from the background the model "
+        "currently scores highest (hard-negative mining; default 0)",
+    )
+    parser.add_argument(
+        "--hard-pool",
+        type=int,
+        default=4,
+        help="candidates scored per mined background sample (default 4)",
+    )
     parser.add_argument(
         "--keep-variants",
         action="store_true",
@@ -82,9 +96,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rt_eeg.train import TrainConfig, parse_variants, train_corpus
+    from rt_eeg.train import TrainConfig
+    from rt_eeg.train_corpus import parse_variants, train_corpus
 
-    variants = parse_variants(args.arch, args.normalisation, args.onset_weight)
+    variants = parse_variants(
+        args.arch, args.normalisation, args.onset_weight, args.hard_negatives
+    )
     compare = variants if len(variants) > 1 else ()
     cfg = TrainConfig(
         arch=variants[0][0],
@@ -101,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
         threads=args.threads,
         onset_weight=variants[0][2],
         onset_epochs=args.onset_epochs,
+        hard_negatives=variants[0][3],
+        hard_pool=args.hard_pool,
     )
     manifest = train_corpus(
         args.corpus,

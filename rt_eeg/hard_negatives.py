@@ -1,0 +1,123 @@
+"""Hard-negative mining: train the decoder on the background it gets wrong.
+
+A balanced epoch draws its background half uniformly from millions of background samples, so
+the rare background that looks like a seizure to the model (an EMG burst, chewing, a run of
+rhythmic movement artifact) is almost never shown to it: on held-out signal families those are
+exactly the false alarms (``tools/analyse_errors.py``). Mining replaces a fraction of each
+epoch's background half with the highest-scoring samples of a larger random candidate pool,
+scored by the model as it stands after the previous epoch (online hard example mining).
+
+Background samples close to a seizure of the same recording are never mined: a window whose
+label is background but which ends a few seconds before an onset or after an offset (or on a
+channel the annotation does not list) is where reference labels are least certain, and mining
+would teach the model to call the seizure's own edges background.
+
+The candidate draw uses the training rng and scoring is deterministic on the CPU, so a mined
+training run stays bit-identical for a given seed (the saved data order records what was
+drawn).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from rt_eeg.store import FeatureStore
+
+
+def minable_negatives(store: FeatureStore, neg: np.ndarray, margin_epochs: int) -> np.ndarray:
+    """Background rows at least ``margin_epochs`` epochs from any seizure epoch of their
+    recording (on any channel).
+
+    Parameters
+    ----------
+    store : FeatureStore
+    neg : ndarray of int64, shape (n,)
+        Background label rows (ascending or not).
+    margin_epochs : int
+        Exclusion margin on both sides of every seizure epoch.
+
+    Returns
+    -------
+    rows : ndarray of int64, shape (m,), m <= n
+        The rows of ``neg`` that may be mined, in their original order.
+    """
+    labels = np.asarray(store.labels, dtype=bool)
+    far = np.ones(labels.shape[0], dtype=bool)
+    kernel = np.ones(2 * margin_epochs + 1)
+    order = np.argsort(store.track_recording, kind="stable")
+    _, starts = np.unique(store.track_recording[order], return_index=True)
+    bounds = list(starts[1:]) + [len(order)]
+    for lo_i, hi_i in zip(starts, bounds, strict=True):
+        tracks = order[lo_i:hi_i]
+        n_ep = int(store.track_n_epochs[tracks].min())
+        if n_ep == 0:
+            continue
+        seiz = np.zeros(n_ep, dtype=bool)
+        for t in tracks:
+            off = int(store.label_offset[t])
+            seiz |= labels[off : off + n_ep]
+        if not seiz.any():
+            continue
+        near = np.convolve(seiz.astype(np.float64), kernel, mode="same") > 0.5
+        for t in tracks:
+            off = int(store.label_offset[t])
+            far[off : off + n_ep] &= ~near
+            far[off + n_ep : off + int(store.track_n_epochs[t])] = False  # ragged tail: unsure
+    neg = np.asarray(neg, dtype=np.int64)
+    return neg[far[neg]]
+
+
+def mine_order(
+    order: np.ndarray,
+    labels: np.ndarray,
+    rng: np.random.Generator,
+    minable: np.ndarray,
+    fraction: float,
+    pool: int,
+    score: Callable[[np.ndarray], np.ndarray],
+) -> tuple[np.ndarray, dict]:
+    """Replace ``fraction`` of an epoch's background rows with the hardest of a random pool.
+
+    Parameters
+    ----------
+    order : ndarray of int64, shape (n,)
+        One epoch of sample rows (:func:`rt_eeg.train.balanced_order`).
+    labels : ndarray, shape (n,)
+        Their labels (1 seizure, 0 background).
+    rng : np.random.Generator
+        The training rng (candidate draw and the final shuffle).
+    minable : ndarray of int64
+        Rows that may be mined (:func:`minable_negatives`).
+    fraction : float
+        Share of the epoch's background rows replaced, in (0, 1].
+    pool : int
+        Candidates scored per mined row (the hardest ``1 / pool`` of the candidates are kept).
+    score : callable
+        ``rows -> P(seizure)`` of the current model, shape ``(len(rows),)``.
+
+    Returns
+    -------
+    order : ndarray of int64, shape (n,)
+        The new epoch, shuffled.
+    info : dict
+        ``mined`` rows, ``candidates`` scored, ``score_median`` / ``score_min`` of the mined
+        rows (how hard they were).
+    """
+    bg_pos = np.flatnonzero(np.asarray(labels) < 0.5)
+    n_hard = min(int(round(fraction * bg_pos.size)), minable.size // max(pool, 1))
+    if n_hard < 1:
+        return order, {"mined": 0, "candidates": 0}
+    cand = rng.choice(minable, n_hard * pool, replace=False)
+    p = np.asarray(score(cand), dtype=np.float64).reshape(-1)
+    keep = np.argsort(-p, kind="stable")[:n_hard]
+    out = np.array(order, dtype=np.int64, copy=True)
+    out[bg_pos[:n_hard]] = cand[keep]
+    info = {
+        "mined": int(n_hard),
+        "candidates": int(cand.size),
+        "score_median": round(float(np.median(p[keep])), 6),
+        "score_min": round(float(p[keep].min()), 6),
+    }
+    return rng.permutation(out), info
