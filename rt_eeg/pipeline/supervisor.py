@@ -21,6 +21,9 @@ Lifecycle (after timeflux's manager and pyzmq's heartbeat example):
    sends end-of-stream, so outputs are still flushed; if the postprocessor has not finished
    ``STOP_TIMEOUT_S`` later, the supervisor writes the outputs from the decision journal.
    Remaining children are terminated, then killed; the ipc folder is removed.
+
+Step 1 and the output folder's lock live in :mod:`rt_eeg.pipeline.preflight`, the metrics
+in :mod:`rt_eeg.pipeline.run_metrics`; this module owns the processes and the main loop.
 """
 
 from __future__ import annotations
@@ -41,6 +44,14 @@ from rt_eeg.config import PipelineConfig
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.atomic import write_json_atomic
 from rt_eeg.pipeline.messages import MessageError, decode
+from rt_eeg.pipeline.preflight import (  # noqa: F401 - _pid_alive, reclaim_folder: re-exported
+    LOCK,
+    _pid_alive,
+    check_model,
+    check_source,
+    reclaim_folder,
+)
+from rt_eeg.pipeline.run_metrics import _count, run_metrics
 from rt_eeg.pipeline.transport import default_endpoints, make_socket
 
 log = logging.getLogger("rt_eeg.pipeline")
@@ -55,57 +66,6 @@ MAX_RESTARTS = 5
 #: Seconds from a stop request (Ctrl-C, SIGTERM, SIGHUP) to giving up on a clean flush.
 STOP_TIMEOUT_S = 15.0
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-LOCK = "supervisor.pid"
-
-
-def _count(value) -> int:
-    """A counter from a stage's statistics (control messages are checked for shape, not for
-    the contents of ``stats``: a bad value counts as 0 rather than breaking the metrics)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie or a reused pid of another program is not a supervisor.
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return True
-    return b"rt_eeg" in cmdline or b"rt-eeg" in cmdline
-
-
-def reclaim_folder(folder: Path, lock: Path, ipc_prefix: str, what: str) -> dict | None:
-    """Take ``folder`` (a run's or a service's private state) for this process.
-
-    Refuses (``RtEegError``) while the process named in ``lock`` lives; after a SIGKILL,
-    removes the killed process's ipc folder (named in ``folder/ipc_dir``, only if its name
-    starts with ``ipc_prefix``) and ``folder`` itself, and returns what was recovered (else
-    None). The caller recreates ``folder`` and writes ``lock``.
-    """
-    recovered = None
-    if lock.exists():
-        try:
-            pid = int(lock.read_text().strip() or 0)
-        except (OSError, ValueError):
-            pid = 0
-        if pid and pid != os.getpid() and _pid_alive(pid):
-            raise RtEegError(f"output folder is in use by a running {what} (pid {pid})", folder.parent)
-        try:
-            stale = (folder / "ipc_dir").read_text().strip()
-        except OSError:
-            stale = ""
-        if stale and Path(stale).name.startswith(ipc_prefix):
-            shutil.rmtree(stale, ignore_errors=True)
-        recovered = {"killed_pid": pid, "ipc_dir_removed": stale or None}
-        log.warning("%s: a previous %s (pid %s) was killed; starting over", folder.parent, what, pid)
-    if folder.exists():
-        shutil.rmtree(folder)
-    return recovered
 
 
 class Supervisor:
@@ -132,9 +92,6 @@ class Supervisor:
     def __init__(self, edf, out_dir, *, speed: float | None = 1.0, config: PipelineConfig | None = None,
                  monitor: str | None = None, on_event=None, screenshot_at: float | None = None,
                  name: str | None = None, rotate_s: float = 3600.0, stop_after_s: float | None = None):  # fmt: skip
-        from rt_eeg.montage import check_enough_channels, reduced_note
-        from rt_eeg.sources import source_from_spec
-
         self.t_launch = time.time()
         # ``edf`` is a recording (a finite run) or a source description such as
         # {"kind": "lsl", "name": ...} (a live run: no end until stopped).
@@ -149,25 +106,13 @@ class Supervisor:
         self.monitor = monitor
         self.screenshot_at = screenshot_at
         self.on_event = on_event or (lambda *a: None)
-        src = source_from_spec(
-            {**self.source, "subscribe": False}
+        self.ch_names, self.duration, self.montage, self.source_info, default_name = check_source(
+            self.source, self.edf
         )  # validate before anything starts
-        try:
-            self.ch_names, self.duration, self.montage = src.ch_names, src.duration, src.montage
-            self.source_info = src.describe()
-            default_name = src.name
-        finally:
-            src.close()
-        check_enough_channels(self.ch_names, self.edf or getattr(src, "where", None))
-        note = reduced_note(self.montage, self.ch_names, self.edf or getattr(src, "where", None))
-        if note:
-            log.warning(note)
         self.live = self.duration is None
         self._stop_requested = False
         model = Path(self.cfg.model)
-        if not (model / "model.keras").is_file():
-            raise RtEegError("model folder has no model.keras", model)
-        self._preflight_model(model)
+        check_model(model)
         if (
             self.live
             and (self.out_dir / f"{self.name_for(default_name, name)}.index.json").exists()
@@ -215,21 +160,6 @@ class Supervisor:
         self.run_dir.mkdir()
         lock.write_text(str(os.getpid()))
         return recovered
-
-    @staticmethod
-    def _preflight_model(model: Path) -> None:
-        """The model folder's files against its manifest (hashes, the LiteRT twin's source):
-        the source no longer waits for the decoder, so a tampered or stale model must fail
-        here, before any process starts, not after streaming began. Milliseconds."""
-        from rt_eeg.model_files import MANIFEST_FILE, lite_model_path, verify_model_files
-
-        verify_model_files(model)
-        try:
-            manifest = json.loads((model / MANIFEST_FILE).read_text("utf-8"))
-        except (OSError, ValueError):
-            return  # the decoder stage reports a missing or broken manifest
-        if isinstance(manifest, dict):
-            lite_model_path(model, manifest)
 
     @staticmethod
     def name_for(default_name: str, name: str | None) -> str:
@@ -545,80 +475,5 @@ class Supervisor:
 
     # -- metrics --------------------------------------------------------------------------
     def metrics(self, interrupted: bool) -> dict:
-        from rt_eeg.features import FeatureConfig
-        from rt_eeg.pipeline.journal import read_journal
-
-        post = self.done.get("postprocess", {})
-        source = self.done.get("source", {})
-        # The first decision ever (the journal survives postprocessor restarts).
-        decisions, first = read_journal(self.run_dir / "decisions.jsonl")
-        if first is None:  # a live run keeps its decisions in rotating parts, not the journal
-            walls = [st.get("first_decision_wall") for (sg, _), st in self.stats.items()
-                     if sg == "postprocess"] + [post.get("first_decision_wall")]  # fmt: skip
-            walls = [w for w in walls if isinstance(w, int | float) and not isinstance(w, bool)]
-            first = min(walls) if walls else None
-        n_decisions = len(decisions) if decisions or not self.live else post.get("n_decisions")
-        # Every incarnation's counters: the final report for finished ones, else the last
-        # heartbeat (a killed incarnation's malformed messages and gaps still count).
-        for stage, st in self.done.items():
-            if stage in self.incarnation and not st.get("failed"):
-                self.stats[(stage, self.incarnation[stage])] = st
-        gaps, malformed = [], dict.fromkeys(DETECTION_STAGES[1:], 0)
-        for (stage, inc), st in sorted(self.stats.items()):
-            found = st.get("gaps") if isinstance(st.get("gaps"), list) else []
-            gaps += [
-                g | {"stage": stage, "stage_incarnation": inc} for g in found if isinstance(g, dict)
-            ]
-            if stage in malformed:
-                malformed[stage] += _count(st.get("malformed"))
-        malformed["supervisor"] = self.malformed_control
-        if source.get("failed"):
-            gaps.append({"stage": "source", "from_t": round(source.get("frames", 0) * 0.1, 3),
-                         "to_t": self.duration, "reason": "source died"})  # fmt: skip
-        monitor_stats = self._monitor_stats()
-        return {
-            "recording": str(self.edf) if self.edf else self.source_info,
-            "montage": self.montage,
-            "ch_names": list(self.ch_names),
-            "duration_s": self.duration if not self.live else source.get("t_end"),
-            "launch_wall_time": round(self.t_launch, 3),
-            "speed": self.speed if self.speed else "max",
-            "interrupted": interrupted,
-            "stop_signal": signal.Signals(self.stop_signal).name if self.stop_signal else None,
-            "outputs_written_by": self.outputs_by,
-            "recovered_from_killed_run": self.recovered,
-            "algorithmic_delay_s": FeatureConfig().delay_s,
-            "end_to_end_latency_ms": post.get("latency_ms"),
-            "stage_processing_ms": {s: st.get("processing_ms") for s, st in self.done.items()},
-            # Messages each stage took in and sent on (eos included in "sent"): end to end,
-            # processed(downstream) == sent(upstream) - 1 when nothing was lost.
-            "stage_messages": {
-                s: {"processed": st.get("processed"), "sent": st.get("sent")}
-                for s, st in self.done.items()
-                if not st.get("failed")
-            },  # fmt: skip
-            # go: the source streams from here; the decoder may still be loading its model
-            "time_to_ready_s": round(self.t_ready - self.t_launch, 3) if self.t_ready else None,
-            "time_to_stage_ready_s": {
-                s: round(t - self.t_launch, 3) for s, t in sorted(self.t_stage_ready.items())
-            },
-            "time_to_first_decision_s": round(first - self.t_launch, 3) if first else None,
-            "frames_streamed": source.get("frames"),
-            "display_frames_sent": source.get("display_sent"),
-            "display_frames_dropped": monitor_stats.get("dropped") if monitor_stats else None,
-            "detection_path_gaps": gaps,
-            "malformed_messages": malformed,
-            "malformed_messages_total": sum(malformed.values()),
-            "restarts": self.restarts,
-            "errors": self.errors,
-            "decoder_device": self.done.get("decoder", {}).get("device"),
-            "decoder_runtime": self.done.get("decoder", {}).get("runtime"),
-            "n_decisions": n_decisions,
-        }
-
-    def _monitor_stats(self) -> dict | None:
-        path = self.out_dir / "monitor_stats.json"
-        try:
-            return json.loads(path.read_text()) if path.is_file() else None
-        except ValueError:
-            return None
+        """The run's metrics (written to ``metrics.json``); see :func:`run_metrics`."""
+        return run_metrics(self, interrupted)

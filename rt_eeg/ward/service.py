@@ -117,7 +117,7 @@ class WardService(WardViews):
 
     def _claim(self) -> dict | None:
         """One service per output root: refuse while another lives; clear a killed one's files."""
-        from rt_eeg.pipeline.supervisor import reclaim_folder
+        from rt_eeg.pipeline.preflight import reclaim_folder
 
         lock = self.ward_dir / LOCK
         recovered = reclaim_folder(self.ward_dir, lock, "rteeg-ward-", "rt-eeg serve")

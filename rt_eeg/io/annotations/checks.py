@@ -2,14 +2,16 @@
 
 Number parsing (finite, named in the error), per-event checks (times, labels, confidence),
 no overlap on a channel, reading a text file (byte-order mark, one-line errors), the
-``# key = value`` header and ``N secs`` duration, and events past a recording's end.
+``# key = value`` header and ``N secs`` duration, the records of the comma-separated formats
+(TUSZ v2 csv / csv_bi and our HYP share one layout), and events past a recording's end.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from rt_eeg.errors import RtEegError
@@ -99,6 +101,66 @@ def _parse_duration(value: str, n: int, path) -> float:
     if dur > MAX_TIME_S:
         raise RtEegError(f"line {n}: duration {dur:g} s is beyond {MAX_TIME_S:g} s (30 days)", path)
     return dur
+
+
+@dataclass
+class _CsvHead:
+    """What the ``# key = value`` lines and the header row of a comma-separated annotation
+    file said (filled in by :func:`_csv_records` as it reads)."""
+
+    version: str | None = None
+    duration: float | None = None
+    montage_file: str | None = None
+    seen_header: bool = False
+
+
+def _csv_records(
+    path, head: _CsvHead, header_row: str, n_fields: int, *, note: str = "", fold_case: bool = False
+) -> Iterator[tuple[int, list[str]]]:
+    """The records of a comma-separated annotation file (TUSZ v2 csv / csv_bi, our HYP).
+
+    ``# key = value`` lines fill ``head`` (``duration`` checked where it stands), the first
+    other line must be ``header_row`` (spaces ignored; case too with ``fold_case``), every
+    later line is a record of ``n_fields`` fields (``note`` names them in the error).
+
+    Yields
+    ------
+    n : int
+        Line number (from 1).
+    fields : list of str, length n_fields
+        The record's fields, stripped.
+    """
+    for n, raw in enumerate(_read_lines(path), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            m = _HEADER_RE.match(line)
+            if m:
+                key, value = m.group(1).lower(), m.group(2)
+                if key == "version":
+                    head.version = value
+                elif key == "duration":
+                    head.duration = _parse_duration(value, n, path)
+                elif key == "montage_file":
+                    head.montage_file = value
+            continue
+        if not head.seen_header:
+            found = line.replace(" ", "")
+            if (found.lower() if fold_case else found) != header_row:
+                raise RtEegError(
+                    f"line {n}: expected the header row {header_row!r}, found {line[:80]!r}",
+                    path,
+                )
+            head.seen_header = True
+            continue
+        parts = [p.strip() for p in line.split(",")]
+        if len(parts) != n_fields:
+            raise RtEegError(
+                f"line {n}: expected {n_fields} comma-separated fields{note}, found {len(parts)}",
+                path,
+            )
+        yield n, parts
 
 
 def _validate_for_write(events: Sequence[Event], duration: float) -> None:

@@ -17,13 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rt_eeg.errors import RtEegError
-from rt_eeg.io.annotations.checks import (
-    _HEADER_RE,
-    _check_event,
-    _parse_duration,
-    _parse_float,
-    _read_lines,
-)
+from rt_eeg.io.annotations.checks import _check_event, _csv_records, _CsvHead, _parse_float
 from rt_eeg.io.annotations.model import _fmt
 from rt_eeg.io.atomic import write_text_atomic
 
@@ -90,44 +84,18 @@ def read_hyp(path: str | os.PathLike) -> tuple[list[HypEpoch], float]:
     duration : float
         Seconds, from the ``# duration`` header.
     """
-    lines = _read_lines(path)
-    duration = None
-    version = None
-    seen_header = False
+    head = _CsvHead()
     epochs: list[HypEpoch] = []
-    for n, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line:
-            continue
-        if line.startswith("#"):
-            m = _HEADER_RE.match(line)
-            if m and m.group(1).lower() == "version":
-                version = m.group(2)
-            elif m and m.group(1).lower() == "duration":
-                duration = _parse_duration(m.group(2), n, path)  # positive, finite
-            continue
-        if not seen_header:
-            if line.replace(" ", "") != HYP_HEADER:
-                raise RtEegError(
-                    f"line {n}: expected the header row {HYP_HEADER!r}, found {line[:80]!r}",
-                    path,
-                )
-            seen_header = True
-            continue
-        parts = [p.strip() for p in line.split(",")]
-        if len(parts) != 4:
-            raise RtEegError(
-                f"line {n}: expected 4 comma-separated fields, found {len(parts)}", path
-            )
+    for n, parts in _csv_records(path, head, HYP_HEADER, 4):
         start = _parse_float(parts[0], "start time", n, path)
         stop = _parse_float(parts[1], "stop time", n, path)
         conf = _parse_float(parts[3], "confidence", n, path)
         _check_event(start, stop, parts[2].lower(), conf, n, path, labels=HYP_LABELS)
         epochs.append(HypEpoch(start, stop, parts[2].lower(), conf))
-    if version != HYP_VERSION:
-        raise RtEegError(f"not a HYP file (version {version!r}, expected {HYP_VERSION})", path)
-    if duration is None:
+    if head.version != HYP_VERSION:
+        raise RtEegError(f"not a HYP file (version {head.version!r}, expected {HYP_VERSION})", path)
+    if head.duration is None:
         raise RtEegError("missing '# duration = N secs' header", path)
-    if not seen_header:
+    if not head.seen_header:
         raise RtEegError(f"no header row {HYP_HEADER!r} found", path)
-    return epochs, duration
+    return epochs, head.duration

@@ -21,12 +21,11 @@ from pathlib import Path
 
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.annotations.checks import (
-    _HEADER_RE,
     _check_event,
     _check_no_overlap,
-    _parse_duration,
+    _csv_records,
+    _CsvHead,
     _parse_float,
-    _read_lines,
     _validate_for_write,
 )
 from rt_eeg.io.annotations.model import (
@@ -45,43 +44,11 @@ DEFAULT_MONTAGE_FILE = "$NEDC_NFC/lib/nedc_eas_default_montage.txt"
 
 
 def _read_tusz_csv(path, *, term_only: bool) -> Annotation:
-    lines = _read_lines(path)
-    duration = None
-    montage_file = None
-    version = None
-    seen_header = False
+    head = _CsvHead()
     events: list[Event] = []
     lines_of: list[int] = []
-    for n, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line:
-            continue
-        if line.startswith("#"):
-            m = _HEADER_RE.match(line)
-            if m:
-                key, value = m.group(1).lower(), m.group(2)
-                if key == "version":
-                    version = value
-                elif key == "duration":
-                    duration = _parse_duration(value, n, path)
-                elif key == "montage_file":
-                    montage_file = value
-            continue
-        if not seen_header:
-            if line.replace(" ", "").lower() != CSV_HEADER:
-                raise RtEegError(
-                    f"line {n}: expected the header row {CSV_HEADER!r}, found {line[:80]!r}",
-                    path,
-                )
-            seen_header = True
-            continue
-        parts = [p.strip() for p in line.split(",")]
-        if len(parts) != 5:
-            raise RtEegError(
-                f"line {n}: expected 5 comma-separated fields "
-                f"(channel,start_time,stop_time,label,confidence), found {len(parts)}",
-                path,
-            )
+    fields = f" ({CSV_HEADER})"
+    for n, parts in _csv_records(path, head, CSV_HEADER, 5, note=fields, fold_case=True):
         channel, s_start, s_stop, label, s_conf = parts
         if not channel:
             raise RtEegError(f"line {n}: empty channel name", path)
@@ -97,6 +64,7 @@ def _read_tusz_csv(path, *, term_only: bool) -> Annotation:
         _check_event(start, stop, label, conf, n, path)
         events.append(Event(start, stop, label, conf, channel))
         lines_of.append(n)
+    duration = head.duration
     if duration is not None:
         for n, ev in zip(lines_of, events, strict=True):
             if ev.stop > duration + END_TOLERANCE_S:
@@ -105,15 +73,15 @@ def _read_tusz_csv(path, *, term_only: bool) -> Annotation:
                     f"the file's duration ({duration:g} secs)",
                     path,
                 )
-    if version is not None and version != CSV_VERSION:
-        raise RtEegError(f"unsupported csv version {version!r} (expected {CSV_VERSION})", path)
-    if not seen_header:
+    if head.version is not None and head.version != CSV_VERSION:
+        raise RtEegError(f"unsupported csv version {head.version!r} (expected {CSV_VERSION})", path)
+    if not head.seen_header:
         raise RtEegError(f"no header row {CSV_HEADER!r} found", path)
     events = _sort_events(events)
     if duration is None and events:
         duration = max(ev.stop for ev in events)
     _check_no_overlap(events, path)
-    return Annotation(Path(path), events, duration, montage_file)
+    return Annotation(Path(path), events, duration, head.montage_file)
 
 
 def read_csv_bi(path: str | os.PathLike) -> Annotation:
@@ -173,9 +141,7 @@ def write_csv_bi(
     bad = [ev for ev in events if ev.channel != TERM]
     if bad:
         raise RtEegError(f"csv_bi holds TERM events only; got channel {bad[0].channel!r}", path)
-    _validate_for_write(events, float(duration))
-    text = _tusz_csv_text(_sort_events(events), duration, _bname(path, bname), montage_file)
-    write_text_atomic(path, text)
+    write_csv(path, events, duration, bname=bname, montage_file=montage_file)
 
 
 def write_csv(

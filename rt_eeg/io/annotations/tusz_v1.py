@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from rt_eeg.errors import RtEegError
@@ -34,6 +34,23 @@ from rt_eeg.io.atomic import write_text_atomic
 TSE_VERSION = "tse_v1.0.0"
 
 
+def _content_lines(path) -> Iterator[tuple[int, str]]:
+    """``(line number, stripped line)`` of every line that is neither blank nor a comment."""
+    for n, raw in enumerate(_read_lines(path), start=1):
+        line = raw.strip()
+        if line and not line.startswith("#"):
+            yield n, line
+
+
+def _v1_annotation(path, events: list[Event]) -> Annotation:
+    """The events sorted and checked for overlap; the duration is the last stop time (v1
+    files have no duration header)."""
+    events = _sort_events(events)
+    duration = max((ev.stop for ev in events), default=None)
+    _check_no_overlap(events, path)
+    return Annotation(Path(path), events, duration, None)
+
+
 # --------------------------------------------------------------------------------------------
 # tse / tse_bi (TUSZ v1)
 
@@ -43,13 +60,9 @@ def read_tse(path: str | os.PathLike) -> Annotation:
 
     The duration is the last stop time (tse files cover the whole recording).
     """
-    lines = _read_lines(path)
     events: list[Event] = []
     saw_version = False
-    for n, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
+    for n, line in _content_lines(path):
         if line.replace(" ", "").startswith("version="):
             version = line.split("=", 1)[1].strip()
             if version != TSE_VERSION:
@@ -73,10 +86,7 @@ def read_tse(path: str | os.PathLike) -> Annotation:
         events.append(Event(start, stop, label, conf, TERM))
     if not saw_version:
         raise RtEegError(f"missing 'version = {TSE_VERSION}' line", path)
-    events = _sort_events(events)
-    duration = max((ev.stop for ev in events), default=None)
-    _check_no_overlap(events, path)
-    return Annotation(Path(path), events, duration, None)
+    return _v1_annotation(path, events)
 
 
 def write_tse(path: str | os.PathLike, events: Sequence[Event], duration: float) -> None:
@@ -109,15 +119,11 @@ def read_lbl(path: str | os.PathLike) -> Annotation:
     one event whose label is the symbol of highest probability and whose channel is the
     montage name of that channel index (``TERM`` for 'all' / -1). Only level 0 is read.
     """
-    lines = _read_lines(path)
     montage: dict[int, str] = {}
     symbols: dict[int, dict[int, str]] = {}
     events: list[Event] = []
     saw_version = False
-    for n, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
+    for n, line in _content_lines(path):
         key = line.split("=", 1)[0].strip()
         if key == "version":
             saw_version = True
@@ -197,7 +203,4 @@ def read_lbl(path: str | os.PathLike) -> Annotation:
         raise RtEegError(f"line {n}: unrecognised line {line[:80]!r}", path)
     if not saw_version:
         raise RtEegError("missing 'version = lbl_v1.0.0' line", path)
-    events = _sort_events(events)
-    duration = max((ev.stop for ev in events), default=None)
-    _check_no_overlap(events, path)
-    return Annotation(Path(path), events, duration, None)
+    return _v1_annotation(path, events)
