@@ -477,7 +477,7 @@ def add_overview_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="WARD_TOML",
                         help="the running service's ward.toml (finds its status and control endpoints)")  # fmt: skip
     parser.add_argument("--status", metavar="ENDPOINT",
-                        help="the ward service's status endpoint (ipc://... or tcp://127.0.0.1:PORT)")  # fmt: skip
+                        help="the ward service's status endpoint (ipc://... or tcp://HOST:PORT)")  # fmt: skip
     parser.add_argument("--control", metavar="ENDPOINT",
                         help="the service's control endpoint, for Acknowledge")  # fmt: skip
     parser.add_argument("--user", help="who acknowledges alarms (default: the login name)")
@@ -488,6 +488,9 @@ def add_overview_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --screenshot: seconds after the first status (1)")  # fmt: skip
     parser.add_argument("--wait", type=float, default=10.0, metavar="S",
                         help="with --screenshot: give up waiting for a status after S s (10)")  # fmt: skip
+    from rt_eeg.commands.ward import add_key_arguments
+
+    add_key_arguments(parser)
 
 
 def _login() -> str:
@@ -524,12 +527,12 @@ def run_overview(args: argparse.Namespace) -> int:
     int
         0; 1 when ``--screenshot`` was asked but no status arrived within ``--wait``.
     """
+    from rt_eeg.commands.ward import client_keys, service_endpoints
     from rt_eeg.monitor.app import prepare_qt
     from rt_eeg.security import parse_endpoint
 
+    eps = None
     if getattr(args, "config", None):
-        from rt_eeg.commands.ward import service_endpoints
-
         eps = service_endpoints(args.config)
         args.status = args.status or eps["status"]
         args.control = args.control or eps["control"]
@@ -550,6 +553,7 @@ def run_overview(args: argparse.Namespace) -> int:
     user = (args.user or _login()).strip()
     if not 0 < len(user) <= 64:
         raise RtEegError(f"--user must be 1..64 characters, got {args.user!r}")
+    curve = client_keys(args, eps)  # key files checked here, before the window opens
     prepare_qt(headless=False, screenshot=args.screenshot)
     import pyqtgraph as pg
 
@@ -558,7 +562,7 @@ def run_overview(args: argparse.Namespace) -> int:
     app = pg.mkQApp("rt-eeg ward")
     win = WardOverview(user=user, source=args.status, on_open_bed=open_bed_monitor)
     win.resize(*size)
-    feed = WardFeed(args.status, args.control, win, user=user)
+    feed = WardFeed(args.status, args.control, win, user=user, curve=curve)
     t_start = time.monotonic()
     first = {"at": None, "rc": 0}
 
