@@ -201,3 +201,16 @@ def test_curve_status_and_control_admit_the_listed_station_only(tmp_path, keys):
     intruder_key = zmq.auth.load_certificate(keys["intruder_pub"])[0].decode()
     refused = [line for line in out.splitlines() if "CURVE client refused" in line]
     assert len(refused) == 1 and intruder_key in refused[0], out
+
+
+def test_a_remote_station_does_not_try_the_services_private_bed_monitors(caplog):
+    pytest.importorskip("pyqtgraph")
+    from rt_eeg.ward.overview import bed_monitor_opener, open_bed_monitor
+
+    assert bed_monitor_opener("ipc:///tmp/rteeg-ward-x/status") is open_bed_monitor
+    assert bed_monitor_opener("tcp://127.0.0.1:5701") is open_bed_monitor
+    caplog.set_level(logging.WARNING, logger="rt_eeg.ward.overview")
+    remote = bed_monitor_opener("tcp://ward-host:5701")
+    assert remote({"name": "bed07", "monitor": {"signal": "ipc:///x/s", "decision": "ipc:///x/d"}}) is None
+    assert any("bed07: its live monitor can be opened only on the ward service's machine"
+               in r.getMessage() for r in caplog.records)  # fmt: skip

@@ -509,6 +509,22 @@ def open_bed_monitor(bed: dict) -> subprocess.Popen | None:
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, start_new_session=True)
 
 
+def bed_monitor_opener(status_endpoint: str) -> Callable[[dict], object]:
+    """What a tile click does: :func:`open_bed_monitor` on the service's machine; from a
+    station on another machine (a non-loopback status endpoint) a logged refusal, since a
+    bed's display endpoints are ipc sockets in the service's private folder."""
+    from rt_eeg.security import is_loopback
+
+    if is_loopback(status_endpoint):
+        return open_bed_monitor
+
+    def refuse(bed: dict) -> None:
+        log.warning("bed %s: its live monitor can be opened only on the ward service's machine "
+                    "(the overview is connected to %s)", bed.get("name"), status_endpoint)  # fmt: skip
+
+    return refuse
+
+
 def _parse_size(text: str) -> tuple[int, int]:
     try:
         w, h = (int(x) for x in text.lower().split("x"))
@@ -560,7 +576,7 @@ def run_overview(args: argparse.Namespace) -> int:
     from rt_eeg.ward.overview_feed import WardFeed
 
     app = pg.mkQApp("rt-eeg ward")
-    win = WardOverview(user=user, source=args.status, on_open_bed=open_bed_monitor)
+    win = WardOverview(user=user, source=args.status, on_open_bed=bed_monitor_opener(args.status))
     win.resize(*size)
     feed = WardFeed(args.status, args.control, win, user=user, curve=curve)
     t_start = time.monotonic()
