@@ -201,6 +201,7 @@ def test_curve_status_and_control_admit_the_listed_station_only(tmp_path, keys):
     intruder_key = zmq.auth.load_certificate(keys["intruder_pub"])[0].decode()
     refused = [line for line in out.splitlines() if "CURVE client refused" in line]
     assert len(refused) == 1 and intruder_key in refused[0], out
+    assert f"status {status} (CURVE, allow-list {keys['allowed'].resolve()})" in out
 
 
 def test_a_remote_station_does_not_try_the_services_private_bed_monitors(caplog):
