@@ -103,8 +103,14 @@ def resolve_security_paths(sec, base: Path):
     :func:`security_from_dict` to judge."""
     if not isinstance(sec, dict):
         return sec
-    return {k: str((base / Path(v).expanduser()).resolve()) if isinstance(v, str) and v else v
-            for k, v in sec.items()}  # fmt: skip
+
+    def resolve(v):
+        try:
+            return str((base / v).resolve())
+        except (OSError, ValueError, RuntimeError):  # a NUL byte, a symlink loop
+            return v  # left for the key loader to refuse with the file named
+
+    return {k: resolve(v) if isinstance(v, str) and v else v for k, v in sec.items()}
 
 
 def check_security_files(security: SecurityConfig | None) -> None:
