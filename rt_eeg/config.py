@@ -72,6 +72,62 @@ class SecurityConfig:
         return bool(self.server_secret_key)
 
 
+def security_from_dict(sec) -> SecurityConfig | None:
+    """Validate a ``[security]`` table (pipeline and ward configs alike); None when absent.
+
+    Raises
+    ------
+    ValueError
+        Naming the key: unknown keys, non-strings, a server key without an allow-list
+        (or the reverse), a client key without the server's public key (or the reverse).
+    """
+    if sec is None:
+        return None
+    if not isinstance(sec, dict):
+        raise ValueError(f"security must be a table, got {sec!r}"[:200])
+    _check_table(sec, {f.name: (str, None) for f in dataclasses.fields(SecurityConfig)}, "security.")
+    security = SecurityConfig(**sec)
+    if bool(security.server_secret_key) != bool(security.authorized_keys_dir):
+        raise ValueError(
+            "security.server_secret_key and security.authorized_keys_dir go together "
+            "(a CURVE server without an allow-list would accept any client)"
+        )
+    if bool(security.client_secret_key) != bool(security.server_public_key):
+        raise ValueError("security.client_secret_key and security.server_public_key go together")
+    return security
+
+
+def resolve_security_paths(sec, base: Path):
+    """``sec`` (the raw ``[security]`` table) with its non-empty string paths made absolute
+    on ``base`` (the config file's folder); anything else is returned unchanged for
+    :func:`security_from_dict` to judge."""
+    if not isinstance(sec, dict):
+        return sec
+
+    def resolve(v):
+        try:
+            return str((base / v).resolve())
+        except (OSError, ValueError, RuntimeError):  # a NUL byte, a symlink loop
+            return v  # left for the key loader to refuse with the file named
+
+    return {k: resolve(v) if isinstance(v, str) and v else v for k, v in sec.items()}
+
+
+def check_security_files(security: SecurityConfig | None) -> None:
+    """Load every key file and the allow-list folder named in ``security`` now, so an
+    unreadable key is one line at config load, not a failure inside a process later."""
+    if security is None:
+        return
+    from rt_eeg.security import AllowList, load_key
+
+    if security.server_secret_key:
+        load_key(security.server_secret_key, secret=True)
+        AllowList(security.authorized_keys_dir)
+    if security.client_secret_key:
+        load_key(security.client_secret_key, secret=True)
+        load_key(security.server_public_key, secret=False)
+
+
 @dataclass(frozen=True)
 class PipelineConfig:
     """Everything a live run needs.
@@ -152,22 +208,7 @@ class PipelineConfig:
             if not isinstance(post, dict):
                 raise ValueError(f"postprocess must be a table, got {post!r}")
             _check_postprocess(post)
-        security = None
-        if sec is not None:
-            if not isinstance(sec, dict):
-                raise ValueError(f"security must be a table, got {sec!r}")
-            known = {f.name: "str" for f in dataclasses.fields(SecurityConfig)}
-            _check_table(sec, {k: (str, None) for k in known}, "security.")
-            security = SecurityConfig(**sec)
-            if bool(security.server_secret_key) != bool(security.authorized_keys_dir):
-                raise ValueError(
-                    "security.server_secret_key and security.authorized_keys_dir go together "
-                    "(a CURVE server without an allow-list would accept any client)"
-                )
-            if bool(security.client_secret_key) != bool(security.server_public_key):
-                raise ValueError(
-                    "security.client_secret_key and security.server_public_key go together"
-                )
+        security = security_from_dict(sec)
         return cls(
             **d,
             security=security,
@@ -279,26 +320,13 @@ def load_pipeline_config(
     data = read_toml(path)
     if insecure:
         data["insecure"] = True
-    sec = data.get("security")
-    if isinstance(sec, dict):
-        data["security"] = {
-            k: str((path.parent / v).resolve()) if isinstance(v, str) and v else v
-            for k, v in sec.items()
-        }
+    if "security" in data:
+        data["security"] = resolve_security_paths(data["security"], path.parent)
     try:
         cfg = PipelineConfig.from_dict(data)
     except (ValueError, TypeError) as err:
         raise RtEegError(f"invalid config: {err}", path) from None
-    if cfg.security is not None:  # unreadable keys fail here, not inside a stage process
-        from rt_eeg.security import AllowList, load_key
-
-        sec = cfg.security
-        if sec.server_secret_key:
-            load_key(sec.server_secret_key, secret=True)
-            AllowList(sec.authorized_keys_dir)
-        if sec.client_secret_key:
-            load_key(sec.client_secret_key, secret=True)
-            load_key(sec.server_public_key, secret=False)
+    check_security_files(cfg.security)
     return cfg
 
 

@@ -1,4 +1,4 @@
-"""Endpoint policy and ZeroMQ CURVE for the display path.
+"""Endpoint policy and ZeroMQ CURVE for the sockets a client on another machine may use.
 
 The security model:
 
@@ -8,14 +8,17 @@ The security model:
   ``display_decision``: what a monitor on another workstation subscribes to) bound to a
   non-loopback address needs ``[security] server_secret_key`` and ``authorized_keys_dir``:
   the publisher then encrypts with CURVE and a ZAP authenticator admits only clients whose
-  public key is in the allow-list folder; every refusal is logged.
+  public key is in the allow-list folder; each refused key is logged once. The ward
+  service's status publisher and control socket (``ward.status``, ``ward.control``) follow
+  the same rule with the ward config's ``[security]``.
 - **The detection path stays local.** Its endpoints carry no CURVE, so a non-loopback one
   is refused.
 - ``insecure = true`` (config) lifts both refusals explicitly.
 
 Config load calls :func:`check_endpoint_policy`; the stage processes call
-:class:`CurveServer` when they bind a display publisher; the monitor uses
-:func:`curve_client_options`.
+:class:`CurveServer` when they bind a display publisher (the ward service for its status and
+control sockets); the monitor, the ward overview and ``rt-eeg ward`` use
+:func:`client_curve` and :func:`curve_client_options`.
 """
 
 from __future__ import annotations
@@ -90,8 +93,28 @@ def check_ipc_folder(path: str) -> None:
         )
 
 
-def check_endpoint_policy(endpoints: dict, security, *, insecure: bool = False) -> None:
+def check_endpoint_policy(
+    endpoints: dict,
+    security,
+    *,
+    insecure: bool = False,
+    curve_endpoints: tuple[str, ...] = DISPLAY_ENDPOINTS,
+    prefix: str = "endpoints.",
+) -> None:
     """Apply the endpoint policy to explicit endpoints (config load).
+
+    Parameters
+    ----------
+    endpoints : dict
+        ``{name: endpoint}`` of the explicit endpoints.
+    security : SecurityConfig, dict or None
+        ``[security]``; a CURVE server needs its ``server_secret_key``.
+    curve_endpoints : tuple of str
+        The names whose sockets become CURVE servers with ``[security]`` (the pipeline's
+        display publishers, the ward's status and control sockets): only these may bind off
+        the machine. The others are refused there even with keys.
+    prefix : str
+        How the error names the key (``endpoints.``, ``ward.``).
 
     Raises
     ------
@@ -106,18 +129,21 @@ def check_endpoint_policy(endpoints: dict, security, *, insecure: bool = False) 
             try:
                 check_ipc_folder(where)
             except ValueError as err:
-                raise ValueError(f"endpoints.{name} = {ep!r}: {err} (or insecure = true)") from None
+                raise ValueError(f"{prefix}{name} = {ep!r}: {err} (or insecure = true)") from None
             continue
         if is_loopback(ep):
             continue
-        if name not in DISPLAY_ENDPOINTS:
+        if name not in curve_endpoints:
             raise ValueError(
-                f"endpoints.{name} = {ep!r} is not loopback: the detection path has no "
+                f"{prefix}{name} = {ep!r} is not loopback: the detection path has no "
                 "encryption, keep it on ipc:// or 127.0.0.1 (or insecure = true)"
             )
-        if security is None or not security.curve_server:
+        server_key = security.get("server_secret_key") if isinstance(security, dict) else (
+            getattr(security, "server_secret_key", "")
+        )
+        if not server_key:
             raise ValueError(
-                f"endpoints.{name} = {ep!r} binds off this machine without CURVE: set "
+                f"{prefix}{name} = {ep!r} binds off this machine without CURVE: set "
                 "[security] server_secret_key and authorized_keys_dir (rt-eeg keys), or "
                 "insecure = true"
             )
@@ -209,17 +235,26 @@ def load_key(path: str | os.PathLike, *, secret: bool) -> tuple[bytes, bytes | N
     return public, secret_key
 
 
+#: Refused keys remembered (for logging once each); more are counted, not stored.
+MAX_DENIED_KEYS = 1024
+
+
 class AllowList:
     """ZAP credentials provider: admits a client whose public key has a ``*.key`` file in
-    ``folder``; re-reads the folder on an unknown key (keys added while running count);
-    logs every refusal."""
+    ``folder``; re-reads the folder on an unknown key (keys added while running count).
+
+    A refused client reconnects every few hundred milliseconds, so each refused key is
+    logged once (``denied`` holds them, at most ``MAX_DENIED_KEYS``); ``n_denied`` counts
+    every refusal.
+    """
 
     def __init__(self, folder: str | os.PathLike):
         self.folder = Path(folder)
         if not self.folder.is_dir():
             raise RtEegError("authorized keys folder not found", self.folder)
         self.keys = self._load()
-        self.denied: list[bytes] = []
+        self.denied: set[bytes] = set()
+        self.n_denied = 0
 
     def _load(self) -> set[bytes]:
         import zmq.auth
@@ -238,12 +273,20 @@ class AllowList:
         self.keys = self._load()
         if key in self.keys:
             return True
-        self.denied.append(key)
-        log.warning(
-            "CURVE client refused: public key %s is not in %s",
-            key.decode(errors="replace"),
-            self.folder,
-        )
+        self.n_denied += 1
+        if key in self.denied:
+            return False
+        if len(self.denied) < MAX_DENIED_KEYS:
+            self.denied.add(key)
+            log.warning(
+                "CURVE client refused: public key %s is not in %s (logged once per key)",
+                key.decode(errors="replace"),
+                self.folder,
+            )
+        elif len(self.denied) == MAX_DENIED_KEYS:
+            self.denied.add(b"")  # sentinel: the overflow is announced once
+            log.warning("CURVE clients refused: more than %d unknown keys, no longer logged "
+                        "one by one", MAX_DENIED_KEYS)  # fmt: skip
         return False
 
 
@@ -307,3 +350,28 @@ def curve_client_options(sock, server_public_key, client_secret_key) -> None:
     sock.setsockopt(zmq.CURVE_SERVERKEY, server_public)
     sock.setsockopt(zmq.CURVE_PUBLICKEY, client_public)
     sock.setsockopt(zmq.CURVE_SECRETKEY, client_secret)
+
+
+def client_curve(server_key, client_key, security=None) -> tuple[str, str] | None:
+    """The ``(server public key file, client secret key file)`` a client connects with.
+
+    ``--server-key``/``--client-key`` win; without them, the ``[security]`` client keys of
+    the config (``server_public_key``, ``client_secret_key``); None when neither gives a
+    pair (a plain-text client). Both files are loaded here, so a bad one is one line before
+    any window or socket opens.
+
+    Raises
+    ------
+    RtEegError
+        Only one of the two flags, or an unreadable key file.
+    """
+    if (server_key is None) != (client_key is None):
+        raise RtEegError("--server-key and --client-key go together")
+    if server_key is None and security is not None and security.client_secret_key:
+        server_key, client_key = security.server_public_key, security.client_secret_key
+    if server_key is None:
+        return None
+    load_key(server_key, secret=False)
+    load_key(client_key, secret=True)
+    return str(server_key), str(client_key)
+

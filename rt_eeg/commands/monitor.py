@@ -72,20 +72,14 @@ def run(args: argparse.Namespace) -> int:
     if args.after is not None and args.screenshot is None:
         raise RtEegError("--after needs --screenshot")
     ch_names = [c.strip() for c in args.ch_names.split(",") if c.strip()] if args.ch_names else None
-    if (args.server_key is None) != (args.client_key is None):
-        raise RtEegError("--server-key and --client-key go together")
-    from rt_eeg.security import load_key, parse_endpoint
+    from rt_eeg.security import client_curve, parse_endpoint
 
     for ep in args.connect:
         try:
             parse_endpoint(ep)
         except ValueError as err:
             raise RtEegError(f"--connect: {err}") from None
-    curve = None
-    if args.server_key:
-        load_key(args.server_key, secret=False)  # fail here, in one line, not in the window
-        load_key(args.client_key, secret=True)
-        curve = (args.server_key, args.client_key)
+    curve = client_curve(args.server_key, args.client_key)  # one line here, not in the window
     from rt_eeg.monitor.app import run_monitor
 
     return run_monitor(

@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("bed", nargs="?", help="bed name (alarm id for ack)")
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--config", help="the service's ward.toml (finds its control endpoint)")
-    where.add_argument("--control", help="control endpoint (ipc://... or tcp://127.0.0.1:PORT)")
+    where.add_argument("--control", help="control endpoint (ipc://... or tcp://HOST:PORT)")
     parser.add_argument("--edf", help="add: recording to replay")
     parser.add_argument("--lsl", help="add: LSL stream name")
     parser.add_argument("--speed", help="add: replay speed (1, N or max)")
@@ -26,10 +26,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--by", default="", help="ack: who acknowledges")
     parser.add_argument("--json", action="store_true", help="print the raw JSON reply")
     parser.add_argument("--timeout", type=float, default=5.0, help="seconds to wait for a reply")
+    add_key_arguments(parser)
+
+
+def add_key_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--server-key``/``--client-key`` of the ward's clients (as ``rt-eeg monitor``)."""
+    parser.add_argument("--server-key", metavar="FILE",
+                        help="the ward service's public key (NAME.key): talk over CURVE "
+                             "(with --client-key; default: [security] of --config)")  # fmt: skip
+    parser.add_argument("--client-key", metavar="FILE",
+                        help="this client's secret key (NAME.key_secret from rt-eeg keys), "
+                             "listed in the service's authorized_keys_dir")  # fmt: skip
+
+
+def client_keys(args: argparse.Namespace, eps: dict | None = None) -> tuple[str, str] | None:
+    """The CURVE keys a ward client connects with: the flags, else the client keys of
+    ``--config``'s ``[security]``; a one-line error when the running service (``eps`` from
+    :func:`service_endpoints`) requires CURVE and neither gives keys."""
+    from rt_eeg.security import client_curve
+
+    security = None
+    if getattr(args, "config", None):
+        from rt_eeg.ward.config import load_ward_config
+
+        security = load_ward_config(args.config).security
+    curve = client_curve(args.server_key, args.client_key, security)
+    if curve is None and eps and eps.get("curve"):
+        raise RtEegError("the ward service requires CURVE: give --server-key and --client-key, "
+                         "or [security] client_secret_key and server_public_key", args.config)  # fmt: skip
+    return curve
 
 
 def service_endpoints(config: str) -> dict:
-    """``{"control": ..., "status": ...}`` of the service running ``config``."""
+    """``{"control": ..., "status": ..., "curve": bool}`` of the service running ``config``
+    (``curve``: its status and control sockets are CURVE servers)."""
     from rt_eeg.ward.config import load_ward_config
 
     cfg = load_ward_config(config)
@@ -39,14 +69,11 @@ def service_endpoints(config: str) -> dict:
         found = {"control": str(eps["control"]), "status": str(eps["status"])}
     except (OSError, ValueError, KeyError, TypeError):
         if cfg.control and cfg.status:
-            return {"control": cfg.control, "status": cfg.status}
+            return {"control": cfg.control, "status": cfg.status, "curve": cfg.security is not None
+                    and cfg.security.curve_server}  # fmt: skip
         raise RtEegError("no running ward service found (no endpoints.json)", path) from None
-    return {"control": cfg.control or found["control"], "status": cfg.status or found["status"]}
-
-
-def control_endpoint(config: str) -> str:
-    """The control endpoint of the service running ``config``."""
-    return service_endpoints(config)["control"]
+    return {"control": cfg.control or found["control"], "status": cfg.status or found["status"],
+            "curve": eps.get("curve") is True}  # fmt: skip
 
 
 def _fmt(v, spec: str = "") -> str:
@@ -70,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
     from rt_eeg.commands.replay import parse_speed
     from rt_eeg.ward.control import request
 
-    endpoint = args.control or control_endpoint(args.config)
+    eps = service_endpoints(args.config) if args.config else None
+    endpoint = args.control or eps["control"]
+    curve = client_keys(args, eps)
     if args.action != "list" and not args.bed:
         raise RtEegError(f"ward {args.action} needs a bed name" if args.action != "ack" else "ward ack needs an alarm id")
     if args.action == "list":
@@ -93,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         req = {"cmd": "ack", "alarm": args.bed, "by": args.by}
     else:
         req = {"cmd": args.action, "bed": args.bed}
-    reply = request(endpoint, req, timeout_s=args.timeout)
+    reply = request(endpoint, req, timeout_s=args.timeout, curve=curve)
     if args.json:
         print(json.dumps(reply, indent=2))
     elif not reply.get("ok"):

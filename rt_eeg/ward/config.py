@@ -20,6 +20,21 @@ Example (``docs/ward.example.toml``)::
 
 Relative paths are relative to the config file's folder. A bad key is one line naming the
 file, the key and the value (``ward.toml: invalid config: bed[1].speed must be ...``).
+
+A nurses' station on another machine reaches the status and control sockets only over
+CURVE: ``ward.status``/``ward.control`` bound to a non-loopback address need a ``[security]``
+table (the pipeline's keys and meaning, :func:`rt_eeg.config.security_from_dict`), else
+top-level ``insecure = true``::
+
+    [ward]
+    status = "tcp://0.0.0.0:5701"
+    control = "tcp://0.0.0.0:5700"
+
+    [security]                       # with server keys, both sockets are CURVE servers
+    server_secret_key = "keys/ward.key_secret"
+    authorized_keys_dir = "keys/authorized"
+    client_secret_key = "keys/local.key_secret"   # optional: rt-eeg ward/overview here
+    server_public_key = "keys/ward.key"
 """
 
 from __future__ import annotations
@@ -31,7 +46,16 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rt_eeg.config import DEFAULT_MODEL, _check_postprocess, _check_table, read_toml
+from rt_eeg.config import (
+    DEFAULT_MODEL,
+    SecurityConfig,
+    _check_postprocess,
+    _check_table,
+    check_security_files,
+    read_toml,
+    resolve_security_paths,
+    security_from_dict,
+)
 from rt_eeg.errors import RtEegError
 from rt_eeg.postprocess import PostprocessConfig
 
@@ -46,7 +70,17 @@ def _pos(v) -> bool:
 
 
 def _endpoint(v: str) -> bool:
-    return v == "" or v.startswith(("ipc://", "tcp://127.0.0.1:", "tcp://localhost:", "tcp://[::1]:"))
+    """Empty (a private ipc default) or a well-formed endpoint; where it may bind is the
+    endpoint policy's call (:func:`rt_eeg.security.check_endpoint_policy`)."""
+    from rt_eeg.security import parse_endpoint
+
+    if v == "":
+        return True
+    try:
+        parse_endpoint(v)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -131,6 +165,12 @@ class WardConfig:
     postprocess : PostprocessConfig or None
         Override of the model's postprocess parameters.
     beds : tuple of BedConfig
+    security : SecurityConfig or None
+        ``[security]``: with ``server_secret_key``, the status and control sockets are CURVE
+        servers admitting the keys in ``authorized_keys_dir``; the client keys are what
+        ``rt-eeg ward``/``rt-eeg overview --config`` connect with.
+    insecure : bool
+        Top-level ``insecure = true``: allow non-loopback status/control without CURVE.
     """
 
     model: str = str(DEFAULT_MODEL)
@@ -153,6 +193,15 @@ class WardConfig:
     alarm_command: tuple = ()
     postprocess: PostprocessConfig | None = None
     beds: tuple = field(default_factory=tuple)
+    security: SecurityConfig | None = None
+    insecure: bool = False
+
+    def __post_init__(self):
+        from rt_eeg.security import check_endpoint_policy
+
+        explicit = {k: getattr(self, k) for k in ("status", "control") if getattr(self, k)}
+        check_endpoint_policy(explicit, self.security, insecure=self.insecure,
+                              curve_endpoints=("status", "control"), prefix="ward.")  # fmt: skip
 
     def bed_out(self, bed: BedConfig) -> Path:
         return Path(bed.out) if bed.out else Path(self.output) / bed.name
@@ -162,6 +211,7 @@ class WardConfig:
         d["postprocess"] = self.postprocess.to_dict() if self.postprocess else None
         d["alarm_command"] = list(self.alarm_command)
         d["beds"] = [b.to_dict() for b in self.beds]
+        d["security"] = dataclasses.asdict(self.security) if self.security else None
         return d
 
 
@@ -169,8 +219,8 @@ _WARD_SCHEMA: dict[str, tuple] = {
     "model": (str, lambda v: v.strip() != "", "a folder path"),
     "device": (str, lambda v: v in ("auto", "cpu", "gpu"), "auto, cpu or gpu"),
     "output": (str, lambda v: v.strip() != "", "a folder path"),
-    "control": (str, _endpoint, "an ipc:// or loopback tcp:// endpoint"),
-    "status": (str, _endpoint, "an ipc:// or loopback tcp:// endpoint"),
+    "control": (str, _endpoint, "an ipc://PATH or tcp://HOST:PORT endpoint"),
+    "status": (str, _endpoint, "an ipc://PATH or tcp://HOST:PORT endpoint"),
     "ipc_dir": (str, lambda v: len(v) <= 80, "a folder path of at most 80 characters"),
     "heartbeat_s": (float, lambda v: _pos(v) and v <= 60, "in (0, 60] seconds"),
     "dead_after_s": (float, lambda v: _pos(v) and v <= 3600, "in (0, 3600] seconds"),
@@ -229,9 +279,13 @@ def bed_from_dict(d, where: str = "bed", base: Path | None = None) -> BedConfig:
 
 def ward_from_dict(data: dict, base: Path | None = None) -> WardConfig:
     """Validate a parsed ``ward.toml`` (``ValueError`` naming the key)."""
-    unknown = sorted(set(data) - {"ward", "bed"})
+    unknown = sorted(set(data) - {"ward", "bed", "security", "insecure"})
     if unknown:
-        raise ValueError(f"unknown table {unknown[0]} (known: ward, bed)")
+        raise ValueError(f"unknown table {unknown[0]} (known: [ward], [[bed]], [security], insecure = ...)")
+    if not isinstance(data.get("insecure", False), bool):
+        raise ValueError(f"insecure must be true or false, got {data['insecure']!r}"[:200])
+    sec = data.get("security")
+    security = security_from_dict(resolve_security_paths(sec, base) if base is not None else sec)
     ward = data.get("ward", {})
     if not isinstance(ward, dict):
         raise ValueError(f"ward must be a table, got {ward!r}"[:200])
@@ -268,7 +322,7 @@ def ward_from_dict(data: dict, base: Path | None = None) -> WardConfig:
     if "alarm_command" in ward:
         ward["alarm_command"] = tuple(ward["alarm_command"])
     cfg = WardConfig(**ward, postprocess=PostprocessConfig.from_dict(post) if post else None,
-                     beds=tuple(beds))
+                     beds=tuple(beds), security=security, insecure=data.get("insecure", False))
     if base is not None and not Path(cfg.output).is_absolute():
         cfg = dataclasses.replace(cfg, output=_resolve(base, cfg.output))
     outs = [str(cfg.bed_out(b)) for b in cfg.beds]
@@ -279,10 +333,13 @@ def ward_from_dict(data: dict, base: Path | None = None) -> WardConfig:
 
 
 def load_ward_config(path: str | os.PathLike) -> WardConfig:
-    """Read and validate ``ward.toml``; relative paths are taken from its folder."""
+    """Read and validate ``ward.toml``; relative paths are taken from its folder. The key
+    files of ``[security]`` are loaded here (an unreadable one is one line naming it)."""
     path = Path(path)
     data = read_toml(path)
     try:
-        return ward_from_dict(data, path.resolve().parent)
+        cfg = ward_from_dict(data, path.resolve().parent)
     except (ValueError, TypeError) as err:
         raise RtEegError(f"invalid config: {err}", path) from None
+    check_security_files(cfg.security)
+    return cfg

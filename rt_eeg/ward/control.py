@@ -49,8 +49,13 @@ def parse_request(raw: bytes) -> dict:
     return req
 
 
-def request(endpoint: str, req: dict, timeout_s: float = 5) -> dict:
+def request(endpoint: str, req: dict, timeout_s: float = 5, *,
+            curve: tuple[str, str] | None = None) -> dict:  # fmt: skip
     """Send one request to a running ward service and return its reply.
+
+    ``curve`` is ``(server public key file, client secret key file)`` for a service whose
+    control socket is a CURVE server (``[security]``); a client it does not admit gets no
+    reply, which reads as the timeout below.
 
     Raises
     ------
@@ -61,10 +66,16 @@ def request(endpoint: str, req: dict, timeout_s: float = 5) -> dict:
     sock = ctx.socket(zmq.REQ)
     sock.setsockopt(zmq.LINGER, 0)
     try:
+        if curve is not None:
+            from rt_eeg.security import curve_client_options
+
+            curve_client_options(sock, *curve)
         sock.connect(endpoint)
         sock.send(json.dumps(req).encode())
         if not sock.poll(int(timeout_s * 1000)):
-            raise RtEegError(f"no reply within {timeout_s:g} s (is rt-eeg serve running?)", endpoint)
+            why = ("is rt-eeg serve running, and is this client's key in its authorized_keys_dir?"
+                   if curve is not None else "is rt-eeg serve running?")  # fmt: skip
+            raise RtEegError(f"no reply within {timeout_s:g} s ({why})", endpoint)
         try:
             reply = json.loads(sock.recv())
         except ValueError:

@@ -477,7 +477,7 @@ def add_overview_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="WARD_TOML",
                         help="the running service's ward.toml (finds its status and control endpoints)")  # fmt: skip
     parser.add_argument("--status", metavar="ENDPOINT",
-                        help="the ward service's status endpoint (ipc://... or tcp://127.0.0.1:PORT)")  # fmt: skip
+                        help="the ward service's status endpoint (ipc://... or tcp://HOST:PORT)")  # fmt: skip
     parser.add_argument("--control", metavar="ENDPOINT",
                         help="the service's control endpoint, for Acknowledge")  # fmt: skip
     parser.add_argument("--user", help="who acknowledges alarms (default: the login name)")
@@ -488,6 +488,9 @@ def add_overview_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --screenshot: seconds after the first status (1)")  # fmt: skip
     parser.add_argument("--wait", type=float, default=10.0, metavar="S",
                         help="with --screenshot: give up waiting for a status after S s (10)")  # fmt: skip
+    from rt_eeg.commands.ward import add_key_arguments
+
+    add_key_arguments(parser)
 
 
 def _login() -> str:
@@ -504,6 +507,22 @@ def open_bed_monitor(bed: dict) -> subprocess.Popen | None:
         log.warning("bed %s: the status gives no monitor endpoints", bed["name"])
         return None
     return subprocess.Popen(argv, stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def bed_monitor_opener(status_endpoint: str) -> Callable[[dict], object]:
+    """What a tile click does: :func:`open_bed_monitor` on the service's machine; from a
+    station on another machine (a non-loopback status endpoint) a logged refusal, since a
+    bed's display endpoints are ipc sockets in the service's private folder."""
+    from rt_eeg.security import is_loopback
+
+    if is_loopback(status_endpoint):
+        return open_bed_monitor
+
+    def refuse(bed: dict) -> None:
+        log.warning("bed %s: its live monitor can be opened only on the ward service's machine "
+                    "(the overview is connected to %s)", bed.get("name"), status_endpoint)  # fmt: skip
+
+    return refuse
 
 
 def _parse_size(text: str) -> tuple[int, int]:
@@ -524,12 +543,12 @@ def run_overview(args: argparse.Namespace) -> int:
     int
         0; 1 when ``--screenshot`` was asked but no status arrived within ``--wait``.
     """
+    from rt_eeg.commands.ward import client_keys, service_endpoints
     from rt_eeg.monitor.app import prepare_qt
     from rt_eeg.security import parse_endpoint
 
+    eps = None
     if getattr(args, "config", None):
-        from rt_eeg.commands.ward import service_endpoints
-
         eps = service_endpoints(args.config)
         args.status = args.status or eps["status"]
         args.control = args.control or eps["control"]
@@ -550,15 +569,16 @@ def run_overview(args: argparse.Namespace) -> int:
     user = (args.user or _login()).strip()
     if not 0 < len(user) <= 64:
         raise RtEegError(f"--user must be 1..64 characters, got {args.user!r}")
+    curve = client_keys(args, eps)  # key files checked here, before the window opens
     prepare_qt(headless=False, screenshot=args.screenshot)
     import pyqtgraph as pg
 
     from rt_eeg.ward.overview_feed import WardFeed
 
     app = pg.mkQApp("rt-eeg ward")
-    win = WardOverview(user=user, source=args.status, on_open_bed=open_bed_monitor)
+    win = WardOverview(user=user, source=args.status, on_open_bed=bed_monitor_opener(args.status))
     win.resize(*size)
-    feed = WardFeed(args.status, args.control, win, user=user)
+    feed = WardFeed(args.status, args.control, win, user=user, curve=curve)
     t_start = time.monotonic()
     first = {"at": None, "rc": 0}
 

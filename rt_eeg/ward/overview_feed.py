@@ -6,8 +6,10 @@ ticks; only the newest status matters, so older ones waiting in the queue are sk
 ``alarm`` message updates the banner at once, before the next status. Every message goes
 through :func:`rt_eeg.pipeline.messages.decode`; a malformed one is counted and logged.
 
-Acknowledgements go to the control socket (REQ/REP, JSON) in a worker thread, so a service
-that does not answer never freezes the window; the reply comes back through :meth:`poll`.
+Acknowledgements go to the control socket (REQ/REP, JSON, :func:`rt_eeg.ward.control.request`)
+in a worker thread, so a service that does not answer never freezes the window; the reply
+comes back through :meth:`poll`. With ``curve`` both sockets are CURVE clients of a service
+whose ``[security]`` makes them CURVE servers (a station on another machine).
 """
 
 from __future__ import annotations
@@ -20,35 +22,11 @@ from collections.abc import Callable
 
 import zmq
 
-from rt_eeg.errors import RtEegError
 from rt_eeg.pipeline.messages import MessageError, decode
+from rt_eeg.ward.control import request
 from rt_eeg.ward.status import decode_status
 
 log = logging.getLogger(__name__)
-
-
-def request(endpoint: str, req: dict, timeout_s: float = 5.0) -> dict:
-    """One JSON request to the ward's control socket; returns the JSON reply.
-
-    Raises
-    ------
-    RtEegError
-        No reply within ``timeout_s``, or a reply that is not a JSON object.
-    """
-    ctx = zmq.Context.instance()
-    with ctx.socket(zmq.REQ) as s:
-        s.setsockopt(zmq.LINGER, 0)
-        s.connect(endpoint)
-        s.send_json(req)
-        if not s.poll(int(timeout_s * 1000)):
-            raise RtEegError(f"no reply from the ward service within {timeout_s:g} s", endpoint)
-        try:
-            reply = s.recv_json()
-        except ValueError:
-            raise RtEegError("the ward service replied with something not JSON", endpoint) from None
-    if not isinstance(reply, dict):
-        raise RtEegError("the ward service replied with something not a JSON object", endpoint)
-    return reply
 
 
 class WardFeed:
@@ -67,6 +45,9 @@ class WardFeed:
         Who acknowledges (``"by"`` of the ack request).
     monotonic : callable
         Clock for the status receive time (the window judges staleness with the same one).
+    curve : (str, str), optional
+        ``(server public key file, client secret key file)``: subscribe and acknowledge over
+        CURVE (:func:`rt_eeg.security.client_curve`).
     """
 
     def __init__(
@@ -79,10 +60,12 @@ class WardFeed:
         context: zmq.Context | None = None,
         monotonic: Callable[[], float] = time.monotonic,
         ack_timeout_s: float = 5.0,
+        curve: tuple[str, str] | None = None,
     ):
         self.status_endpoint = status_endpoint
         self.control_endpoint = control_endpoint
         self.user = user
+        self.curve = curve
         self.ack_timeout_s = float(ack_timeout_s)
         self._mono = monotonic
         self._ctx = context or zmq.Context.instance()
@@ -91,6 +74,10 @@ class WardFeed:
         self.sock.setsockopt(zmq.RCVHWM, 50)
         for topic in (b"ward", b"alarm"):
             self.sock.setsockopt(zmq.SUBSCRIBE, topic)
+        if curve is not None:
+            from rt_eeg.security import curve_client_options
+
+            curve_client_options(self.sock, *curve)
         self.sock.connect(status_endpoint)
         self._replies: queue.Queue = queue.Queue()
         self.n_status = 0
@@ -154,7 +141,7 @@ class WardFeed:
 
     def _ack(self, req: dict) -> None:
         try:
-            reply = _request()(self.control_endpoint, req, timeout_s=self.ack_timeout_s)
+            reply = request(self.control_endpoint, req, timeout_s=self.ack_timeout_s, curve=self.curve)
             ok = reply.get("ok") is True
             error = None if ok else str(reply.get("error", "refused"))[:200]
         except Exception as err:  # whatever the client raises, the button must come back
@@ -172,11 +159,3 @@ class WardFeed:
     def __exit__(self, *exc) -> None:
         self.close()
 
-
-def _request() -> Callable[..., dict]:
-    """The service's own control client when present, else :func:`request` (same contract)."""
-    try:
-        from rt_eeg.ward.control import request as service_request
-    except ImportError:
-        return request
-    return service_request

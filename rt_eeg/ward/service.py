@@ -4,7 +4,10 @@ It owns no detection state itself. It spawns one decoder process (:mod:`rt_eeg.w
 and one process per bed (:mod:`rt_eeg.ward.bed`), watches their heartbeats, restarts what
 dies (the decoder at once, a bed with exponential back-off), answers the control socket,
 calls the alarm manager on every decision, publishes the ward status once per second (and
-on every state change) and writes each bed's ``metrics.json``.
+on every state change) and writes each bed's ``metrics.json``. With ``[security]`` the status
+publisher and the control socket are CURVE servers (:class:`rt_eeg.security.CurveServer`:
+ZAP allow-list, each refused key logged once), so a nurses' station can use them from
+another machine.
 
 Lifecycle idioms are the pipeline supervisor's: children die with the service
 (``PR_SET_PDEATHSIG``), ``<output>/.ward/serve.pid`` makes one service per output root (a
@@ -34,6 +37,7 @@ from rt_eeg.errors import RtEegError
 from rt_eeg.io.atomic import write_json_atomic, write_text_atomic
 from rt_eeg.pipeline.messages import MessageError, decode
 from rt_eeg.pipeline.transport import make_socket
+from rt_eeg.security import CurveServer
 from rt_eeg.ward.alarms import AlarmManager
 from rt_eeg.ward.config import BedConfig, WardConfig, bed_from_dict
 from rt_eeg.ward.control import RequestError, parse_request
@@ -96,6 +100,7 @@ class WardService(WardViews):
         self.status_seq = 0
         self.malformed_reports = 0
         self.t_launch = time.time()
+        self.curve: CurveServer | None = None
 
     # -- setup ---------------------------------------------------------------------------
     def _entry(self, bed: BedConfig) -> BedEntry:
@@ -195,18 +200,23 @@ class WardService(WardViews):
     def run(self) -> int:
         """Serve until a stop signal; returns the exit code (128 + signal)."""
         ctx = zmq.Context()
+        # [security]: the two sockets a nurses' station may reach are CURVE servers behind the
+        # ZAP allow-list, wherever they are bound; the internal ones stay private ipc.
+        self.curve = CurveServer.from_config(ctx, self.cfg.security)
         try:
             reports = make_socket(ctx, zmq.PULL, self.ep["reports"], bind=True)
             reports.setsockopt(zmq.RCVHWM, 100_000)
-            control = make_socket(ctx, zmq.REP, self.ep["control"], bind=True)
-            status = make_socket(ctx, zmq.PUB, self.ep["status"], bind=True, hwm=50)
+            control = make_socket(ctx, zmq.REP, self.ep["control"], bind=True, curve=self.curve)
+            status = make_socket(ctx, zmq.PUB, self.ep["status"], bind=True, hwm=50, curve=self.curve)
             alarm_pub = status
         except zmq.ZMQError as err:
+            self._stop_curve()
             ctx.destroy(linger=0)
             self._cleanup()
             raise RtEegError(f"cannot open the ward endpoints ({err})", self.root) from None
         write_json_atomic(self.ward_dir / "endpoints.json",
-                          {"control": self.ep["control"], "status": self.ep["status"]})  # fmt: skip
+                          {"control": self.ep["control"], "status": self.ep["status"],
+                           "curve": self.curve is not None})  # fmt: skip
         self.encode_status = encode_status
         self.alarms = AlarmManager(
             str(self.root / self.cfg.alarm_log), command=list(self.cfg.alarm_command) or None,
@@ -251,10 +261,15 @@ class WardService(WardViews):
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
             self._publish_status()
+            self._stop_curve()
             ctx.destroy(linger=0)
             self.alarms.close()
             self._cleanup()
         return 128 + self.stop_signal if self.stop_signal else 0
+
+    def _stop_curve(self) -> None:
+        if self.curve is not None:  # its ZAP thread holds a socket of ctx: stop it first
+            self.curve.stop()
 
     def request_stop(self, signum: int = signal.SIGTERM) -> None:
         """Stop as a signal would (for embedding and tests)."""
