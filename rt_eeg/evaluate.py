@@ -36,6 +36,7 @@ from rt_eeg.io.annotations import (
 )
 from rt_eeg.io.atomic import save_npz_atomic, write_json_atomic, write_text_atomic
 from rt_eeg.io.corpus import CorpusItem, parse_chbmit_summary
+from rt_eeg.lifetime import die_with_parent
 from rt_eeg.outputs import output_paths, write_outputs
 from rt_eeg.postprocess import (
     PostprocessConfig,
@@ -54,12 +55,6 @@ def _decoder(model_dir: str, device: str):
     if key not in _DECODERS:
         _DECODERS[key] = Decoder(model_dir, device=device)
     return _DECODERS[key]
-
-
-def _worker_init(parent_pid: int) -> None:
-    from rt_eeg.pipeline.transport import die_with_parent
-
-    die_with_parent(parent_pid)
 
 
 def run_recording(edf: str, out_dir: str, model_dir: str, post: dict, device: str = "cpu") -> dict:
@@ -170,7 +165,7 @@ def run_corpus(items: list[CorpusItem], out_dir, model_dir, *, post: Postprocess
             # Workers die with this process (a killed evaluate must not leave workers writing
             # into its output folder).
             with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"),
-                                     initializer=_worker_init, initargs=(os.getpid(),)) as pool:  # fmt: skip
+                                     initializer=die_with_parent, initargs=(os.getpid(),)) as pool:  # fmt: skip
                 for fut in as_completed([pool.submit(run_recording, *a) for a in args]):
                     collect(fut.result())
     finally:

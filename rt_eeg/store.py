@@ -548,9 +548,13 @@ def _map(jobs: list[tuple], workers: int) -> Iterator:
     import multiprocessing as mp
     from collections import deque
 
+    from rt_eeg.lifetime import die_with_parent
+
     # spawn: safe even when TensorFlow is already loaded in this process. At most 2 * workers
-    # jobs in flight, collected in submission order, so memory stays bounded.
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as ex:
+    # jobs in flight, collected in submission order, so memory stays bounded. Workers die with
+    # this process: a killed `rt-eeg train` must not leave them computing for nobody.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                             initializer=die_with_parent, initargs=(os.getpid(),)) as ex:  # fmt: skip
         pending: deque = deque()
         for job in jobs:
             pending.append(ex.submit(_compute_one, job))

@@ -8,11 +8,9 @@ mark: a slow or absent monitor never slows detection.
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import math
 import os
-import signal
 import socket
 import tempfile
 import time
@@ -22,6 +20,7 @@ import numpy as np
 import zmq
 
 from rt_eeg.config import ENDPOINT_NAMES
+from rt_eeg.lifetime import die_with_parent  # noqa: F401  (re-exported: stages use it)
 from rt_eeg.pipeline.messages import Expect, Message, MessageError, decode, encode
 from rt_eeg.security import CurveServer
 
@@ -53,22 +52,6 @@ def default_endpoints(
         eps = {name: f"tcp://127.0.0.1:{free_tcp_port()}" for name in ENDPOINT_NAMES}
     eps.update(overrides)
     return eps, folder
-
-
-def die_with_parent(parent_pid: int | None = None) -> None:
-    """Ask Linux to SIGKILL this process when its parent (the supervisor) dies: no orphans.
-
-    SIGKILL, not SIGTERM: a stage blocked on back-pressure or waiting for its release has no
-    use without the supervisor, and must not be able to linger. ``parent_pid`` closes the race
-    of a parent that died before the request was made.
-    """
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except OSError:
-        return  # not Linux: the supervisor's own cleanup still applies
-    if parent_pid is not None and os.getppid() != parent_pid:
-        os._exit(1)
 
 
 #: How long a closing stage keeps delivering its queued detection-path messages (ms).
