@@ -3,7 +3,8 @@
 Reads what ``tools/make_default_model.sh`` produced under ``--work``:
 
 - ``eval_S/report.json``: the SELECT families (unseen in training; every choice was made here);
-- ``eval_U/report.json``: the REPORT families (unseen in training and in every choice);
+- ``eval_U/report.json``, ``eval_U2/report.json``: the REPORT families (unseen in training and
+  in every choice; two seeds);
 - ``eval_O/report.json``: the training families on patients never seen (own distribution);
 - ``tools/results/real_checks_<model>.json``: real EEG (``tools/real_checks.py``).
 
@@ -32,8 +33,9 @@ from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
 
 ROLES = {
     "O": "own distribution: training families, unseen patients",
-    "S": "SELECT families (unseen in training; used for every choice)",
+    "S": "SELECT families, S + S2 (unseen in training; used for every choice)",
     "U": "REPORT families (unseen in training and in every choice)",
+    "U2": "REPORT families, another seed (unseen in training and in every choice)",
 }
 
 
@@ -127,14 +129,14 @@ def main(argv=None) -> int:
 
     print("| corpus | hours | OVLP sens. | OVLP FA/24h | TAES sens. | onset latency median / p90 |")
     print("|---|---|---|---|---|---|")
-    for key in ("O", "S", "U"):
+    for key in ("O", "S", "U", "U2"):
         h = held.get(key)
         if h:
             lat = h["onset_latency_s"]
             print(f"| {key}: {h['what']} | {h['hours']} | {h['ovlp_sensitivity']} % | "
                   f"{h['ovlp_fa_per_24h']} | {h['taes_sensitivity']} % | "
                   f"{lat.get('median')} s / {lat.get('p90')} s |")  # fmt: skip
-    for key in ("S", "U"):
+    for key in ("S", "U", "U2"):
         h = held.get(key)
         if h and h["per_family"]:
             print(f"\n{key} per seizure family: " + ", ".join(
