@@ -102,16 +102,10 @@ def auc(scores: np.ndarray, labels: np.ndarray) -> float | None:
 def build_dataset(eval_dirs: list[Path], lists: list[Path], post: PostprocessConfig, onset_s: float):
     """Inputs, labels, onset flags and baseline (top-k mean) scores over every listed recording."""
     from rt_eeg.io.annotations import check_within_recording, read_csv_bi
+    from rt_eeg.io.corpus import read_list
     from rt_eeg.postprocess import postprocess_recording
 
-    edfs = []
-    for lst in lists:
-        try:
-            edfs += [Path(x) for x in lst.read_text().split()]
-        except OSError as err:
-            raise RtEegError(f"cannot read list ({err.strerror or err})", lst) from None
-    if not edfs:
-        raise RtEegError("no recordings listed", ",".join(map(str, lists)))
+    edfs = [Path(e) for lst in lists for e in read_list(lst, "recordings")]
     xs, ys, onsets, base = [], [], [], []
     baseline = post.replace(cross_channel=None)
     for k, edf in enumerate(edfs):
