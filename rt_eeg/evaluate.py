@@ -16,7 +16,6 @@ The stored probabilities make threshold sweeps cheap: only the postprocessor is 
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import math
@@ -555,7 +554,7 @@ def sweep_and_tune(items, out_dir, model_dir, *, base: PostprocessConfig, target
     comment = (f"Tuned by rt-eeg evaluate --sweep on {len(pairs)} recordings for <= {target_fa} FA/24 h.\n"
                f"Before: {json.dumps(before)}\nAfter: {json.dumps(after)}")  # fmt: skip
     path = save_postprocess_config(model_dir, best, comment)
-    result = {"before": before, "after": after, "config": dataclasses.asdict(best), "written": str(path),
+    result = {"before": before, "after": after, "config": best.to_dict(), "written": str(path),
               "n_trials": len(trials), "target_fa_per_24h": target_fa}  # fmt: skip
     write_json_atomic(Path(out_dir) / "sweep.json", result | {"trials": trials})
     return result

@@ -155,3 +155,21 @@ def test_trainer_end_to_end_and_evaluate_reuses_probabilities(model_dir, tmp_pat
     rc = train_cross_channel.main(["--eval", str(tmp_path / "C"), "--corpus", str(tmp_path / "C.list"),
                                    "--model", str(model_dir), "--out", str(tmp_path / "x.toml")])  # fmt: skip
     assert rc == 2 and not (tmp_path / "x.toml").exists()
+
+
+def test_sweep_tunes_thresholds_over_the_learned_score(rng):
+    """tune() keeps the weights in every candidate, returns them, and keeps them out of the trials."""
+    from rt_eeg.evaluate import default_grid, ovlp_for, tune
+    from rt_eeg.io.annotations import Annotation, Event
+    from rt_eeg.scoring.nedc import prepare_events
+
+    p = crafted(rng)
+    stored = [{"epoch_starts": np.arange(300.0), "probs": p, "ch_names": CH, "duration": 300.0}]
+    refs = [prepare_events(Annotation(None, [Event(60.0, 100.0, "seiz")], 300.0))]
+    base = PostprocessConfig(cross_channel=newest_mean_cc(centre=-2.0))
+    grid = default_grid(base)
+    assert all(c.cross_channel == base.cross_channel for c in grid) and min(c.threshold_on for c in grid) < 0.5
+    best, trials = tune(base, refs, stored, target_fa_per_24h=1e6)
+    assert best.cross_channel == base.cross_channel and best in grid
+    assert all(t["config"]["cross_channel"] == {"trained_on": ""} for t in trials)
+    assert ovlp_for(best, refs, stored)["sensitivity"] == 100.0
