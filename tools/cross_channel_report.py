@@ -9,6 +9,7 @@ here: the cross-channel thresholds come from ``rt-eeg evaluate --sweep`` on S.
 Usage::
 
     python tools/cross_channel_report.py --today models/default --candidate /work/sim/x/model_cc \\
+        --candidate /work/sim/x/model_cc4 \\
         --select-list /work/sim/recipe/S.list --select-eval /work/sim/recipe/eval_S \\
         --report-list /work/sim/recipe/U.list --report-eval /work/sim/recipe/eval_U \\
         --out tools/results/cross_channel.json
@@ -20,6 +21,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 from postprocess_candidates import full_figures, load_corpus
 
@@ -31,7 +33,8 @@ from rt_eeg.io.atomic import write_json_atomic
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--today", default="models/default", help="model folder of today's postprocess.toml")
-    p.add_argument("--candidate", required=True, help="model folder whose postprocess.toml has [cross_channel]")
+    p.add_argument("--candidate", required=True, action="append",
+                   help="model folder whose postprocess.toml has [cross_channel] (repeatable)")
     p.add_argument("--select-list", required=True)
     p.add_argument("--select-eval", required=True)
     p.add_argument("--report-list", required=True)
@@ -40,10 +43,11 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     t0 = time.perf_counter()
     try:
-        configs = {"today": load_postprocess_config(args.today),
-                   "cross_channel": load_postprocess_config(args.candidate)}  # fmt: skip
-        if configs["cross_channel"].cross_channel is None:
-            raise RtEegError("has no [cross_channel] table", f"{args.candidate}/postprocess.toml")
+        configs = {"today": load_postprocess_config(args.today)}
+        for folder in args.candidate:
+            configs[Path(folder).name] = load_postprocess_config(folder)
+            if configs[Path(folder).name].cross_channel is None:
+                raise RtEegError("has no [cross_channel] table", f"{folder}/postprocess.toml")
         figures = {}
         for corpus, lst, ev in (("S", args.select_list, args.select_eval), ("U", args.report_list, args.report_eval)):
             anns, refs, stored = load_corpus(lst, ev)
@@ -51,10 +55,13 @@ def main(argv=None) -> int:
     except RtEegError as err:
         print(f"cross_channel_report: {err}", file=sys.stderr)
         return 2
-    cc = configs["cross_channel"].to_dict()
-    cc["cross_channel"] = {k: v for k, v in cc["cross_channel"].items() if k not in ("w1", "b1", "w2", "b2")}
-    doc = {"command": " ".join(sys.argv), "today_config": configs["today"].to_dict(),
-           "cross_channel_config": cc, "select_S": figures["S"], "report_U": figures["U"],
+    shown = {}
+    for name, cfg in configs.items():  # the weights are in the TOML files, not here
+        d = cfg.to_dict()
+        if "cross_channel" in d:
+            d["cross_channel"] = {k: v for k, v in d["cross_channel"].items() if k not in ("w1", "b1", "w2", "b2")}
+        shown[name] = d
+    doc = {"command": " ".join(sys.argv), "configs": shown, "select_S": figures["S"], "report_U": figures["U"],
            "wall_s": round(time.perf_counter() - t0, 1)}  # fmt: skip
     write_json_atomic(args.out, doc)
     print(json.dumps({k: doc[k] for k in ("select_S", "report_U")}, indent=1))

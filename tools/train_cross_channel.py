@@ -186,7 +186,8 @@ def main(argv=None) -> int:
     p.add_argument("--model", required=True, help="model folder: its postprocess.toml is the base")
     p.add_argument("--out", required=True, help="postprocess TOML to write (base + [cross_channel])")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--window", type=int, default=8, help="epochs of history (T)")
+    p.add_argument("--window", type=int, default=4,
+                   help="epochs of history (T; 4 chosen on S over 8, tools/cross_channel_variants.py)")
     p.add_argument("--top-m", type=int, default=4)
     p.add_argument("--hidden", type=int, default=16)
     p.add_argument("--epochs", type=int, default=40, help="training passes")
@@ -216,7 +217,8 @@ def main(argv=None) -> int:
         model, mean, std = train(x, y, w, hidden=args.hidden, seed=args.seed, epochs=args.epochs,
                                  lr=args.lr, batch=args.batch)  # fmt: skip
         sha = hashlib.sha256(Path(args.corpus.split(",")[0]).read_bytes()).hexdigest()[:12]
-        trained_on = (f"tools/train_cross_channel.py seed {args.seed}, {args.epochs} passes, on {len(edfs)} "
+        trained_on = (f"tools/train_cross_channel.py seed {args.seed}, {args.epochs} passes, lr {args.lr}, "
+                      f"batch {args.batch}, onset weight {args.onset_weight} over {args.onset_s} s, on {len(edfs)} "
                       f"recordings ({len(y) / 3600:.2f} h, {int(y.sum())} seizure epochs) of {args.corpus} "
                       f"(sha256 {sha}), decoder outputs {args.eval}")  # fmt: skip
         cc = export(model, mean, std, epochs=args.window, top_m=args.top_m, trained_on=trained_on)
