@@ -90,15 +90,16 @@ def test_round_trips_are_bit_exact(rng, tmp_path):
 
 
 @pytest.mark.parametrize(("edit", "message"), [
-    (lambda t: t.update(w1=t["w1"][:-1]), "cross_channel.w1 must have shape"),
-    (lambda t: t["b1"].__setitem__(0, float("nan")), "cross_channel.b1 holds a non-finite"),
-    (lambda t: t.update(colour="red"), "unknown key cross_channel.colour"),
-    (lambda t: t.update(epochs=9), "cross_channel.epochs"),
-    (lambda t: t.pop("b2"), "cross_channel.b2 is missing"),
+    (lambda d: d["cross_channel"].update(w1=d["cross_channel"]["w1"][:-1]), "cross_channel.w1 must have shape"),
+    (lambda d: d["cross_channel"]["b1"].__setitem__(0, float("nan")), "cross_channel.b1 holds a non-finite"),
+    (lambda d: d["cross_channel"].update(colour="red"), "unknown key cross_channel.colour"),
+    (lambda d: d.update(buffer_epochs=4), "cross_channel.epochs (8) must be <= buffer_epochs (4)"),
+    (lambda d: d["cross_channel"].pop("b2"), "cross_channel.b2 is missing"),
+    (lambda d: d.update(cross_channel=[1.0]), "postprocess.cross_channel must be a table"),
 ])  # fmt: skip
 def test_malformed_table_is_one_line_naming_the_file_and_key(rng, tmp_path, edit, message):
     d = PostprocessConfig(cross_channel=random_cc(rng)).to_dict()
-    edit(d["cross_channel"])
+    edit(d)
     (tmp_path / "postprocess.toml").write_text(tomli_w.dumps(d))
     with pytest.raises(RtEegError) as err:
         load_postprocess_config(tmp_path)
