@@ -277,12 +277,18 @@ def _check_postprocess(d: dict) -> None:
     """Types and ranges of ``[postprocess]`` before PostprocessConfig sees them."""
     schema = {}
     for f in dataclasses.fields(PostprocessConfig):
-        if f.type in ("int", int):
+        if f.name == "cross_channel":  # a table: CrossChannelConfig.from_dict checks it
+            schema[f.name] = (dict, None)
+        elif f.type in ("int", int):
             schema[f.name] = (int, lambda v: 1 <= v <= 100_000, "an integer in 1..100000")
         else:
             schema[f.name] = (float, lambda v: math.isfinite(v) and 0 <= v <= 3600,
                               "a finite number >= 0")  # fmt: skip
     _check_table(d, schema, "postprocess.")
+    if "cross_channel" in d:
+        from rt_eeg.cross_channel import CrossChannelConfig
+
+        CrossChannelConfig.from_dict(d["cross_channel"])
     if not _positive(d.get("epoch_s", 1.0)):
         raise ValueError(f"postprocess.epoch_s must be positive, got {d['epoch_s']!r}")
 

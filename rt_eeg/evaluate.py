@@ -4,8 +4,11 @@ Each recording is one task (:func:`run_recording`): the in-process detector (the
 pipeline's stage objects, no ZeroMQ) writes the hypothesis files and the per-epoch channel
 probabilities. Tasks run in local worker processes by default or on a Dask distributed
 cluster (``--dask tcp://host:8786``, e.g. one started by dask-jobqueue on Slurm). A run is
-resumable: a recording whose HYP exists is skipped (the HYP is written last, atomically). A
-recording that fails is reported with its error and does not stop the run.
+resumable: a recording whose HYP exists is skipped (the HYP is written last, atomically); one
+whose ``NAME.probs.npz`` exists without its HYP is only re-postprocessed (so copying a run's
+probabilities into a new folder evaluates another postprocess configuration, e.g. a
+``cross_channel`` scorer, in seconds). A recording that fails is reported with its error and
+does not stop the run.
 
 The stored probabilities make threshold sweeps cheap: only the postprocessor is re-run
 (:func:`sweep`), for the DET curve and for tuning the operating point on ``dev``.
@@ -13,7 +16,6 @@ The stored probabilities make threshold sweeps cheap: only the postprocessor is 
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import math
@@ -60,7 +62,8 @@ def _decoder(model_dir: str, device: str):
 def run_recording(edf: str, out_dir: str, model_dir: str, post: dict, device: str = "cpu") -> dict:
     """Detect seizures in one recording and write its outputs (a worker task).
 
-    Returns a row: name, duration_s, seconds (wall), status ('done', 'skipped', 'failed'),
+    Returns a row: name, duration_s, seconds (wall), status ('done', 'skipped',
+    'repostprocessed', 'failed'),
     error (one line) and the output paths. Never raises for a bad recording.
     """
     name = Path(edf).stem
@@ -73,6 +76,23 @@ def run_recording(edf: str, out_dir: str, model_dir: str, post: dict, device: st
             return row | {"status": "skipped", "duration_s": float(z["duration"]), "seconds": 0.0,
                           "montage": str(z["montage"]) if "montage" in z else None,
                           "ch_names": [str(c) for c in z["ch_names"]]}  # fmt: skip
+    if probs_path.is_file():
+        # Probabilities stored without a HYP (copied from a run of this model into a new
+        # folder, or a run stopped between the two writes): only the postprocessor runs again,
+        # over the same epochs the detector would push, so the decisions are the detector's.
+        t0 = time.perf_counter()
+        try:
+            with np.load(probs_path, allow_pickle=False) as z:
+                starts, probs, duration = z["epoch_starts"], z["probs"], float(z["duration"])
+                ch_names = [str(c) for c in z["ch_names"]]
+                montage = str(z["montage"]) if "montage" in z else None
+            decisions = postprocess_recording(starts, probs, ch_names, PostprocessConfig.from_dict(post))
+            write_outputs(out_dir, name, decisions, duration)
+        except (OSError, KeyError, ValueError) as err:
+            return row | {"status": "failed", "error": f"{probs_path}: unreadable stored probabilities ({err})",
+                          "duration_s": 0.0, "seconds": time.perf_counter() - t0}  # fmt: skip
+        return row | {"status": "repostprocessed", "duration_s": duration,
+                      "seconds": time.perf_counter() - t0, "montage": montage, "ch_names": ch_names}  # fmt: skip
     t0 = time.perf_counter()
     try:
         from rt_eeg.detector import detect_recording
@@ -269,7 +289,18 @@ def det_curve(base: PostprocessConfig, refs, stored, thresholds=None) -> list[di
 
 def default_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
     """The configurations ``--sweep`` tries: threshold, onset epochs, top-k, hysteresis,
-    rising-score onset (rise_delta 0.3, off or on)."""
+    rising-score onset (rise_delta 0.3, off or on). With a ``cross_channel`` scorer in ``base``
+    (kept in every configuration), a wider threshold range and no top-k."""
+    if base.cross_channel is not None:
+        # The learned score replaces the top-k mean (top_k does not matter); it is trained under
+        # balanced classes, so its operating points spread over the whole of (0, 1).
+        grid = itertools.product(
+            (0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999), (1, 2, 3, 4),
+            (base.top_k,), (0.5, 0.7), (0.0, 0.3),
+        )
+        return [base.replace(threshold_on=th, threshold_off=round(th * off_ratio, 4), onset_epochs=onset,
+                             top_k=top_k, rise_delta=rise)
+                for th, onset, top_k, off_ratio, rise in grid]  # fmt: skip
     # The decoder is trained under a 50/50 prior, so low false-alarm operating points sit near 1.
     grid = itertools.product(
         (0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998), (1, 2, 3, 4), (2, 4), (0.5, 0.7),
@@ -291,8 +322,12 @@ def tune(
     alarms (or, when none meets the target, the fewest false alarms).
     """
     trials = []
-    for cfg in default_grid(base) if configs is None else configs:
-        trials.append({"config": cfg.to_dict()} | ovlp_for(cfg, refs, stored))
+    configs = default_grid(base) if configs is None else configs
+    for cfg in configs:
+        d = cfg.to_dict()
+        if "cross_channel" in d:  # the same weights in every trial: not copied into each
+            d["cross_channel"] = {"trained_on": d["cross_channel"]["trained_on"]}
+        trials.append({"config": d} | ovlp_for(cfg, refs, stored))
     ok = [
         t for t in trials if t["fa_per_24h"] <= target_fa_per_24h and t["sensitivity"] is not None
     ]
@@ -303,7 +338,7 @@ def tune(
         return (t["sensitivity"] or 0.0, -(lat if lat is not None else 1e9), -t["fa_per_24h"])
 
     best = max(pool, key=rank) if ok else min(pool, key=lambda t: t["fa_per_24h"])
-    return PostprocessConfig.from_dict(best["config"]), trials
+    return configs[trials.index(best)], trials
 
 
 def onset_latencies(pairs, delay_s: float, epoch_s: float = 1.0) -> list[float]:
@@ -514,7 +549,7 @@ def sweep_and_tune(items, out_dir, model_dir, *, base: PostprocessConfig, target
     comment = (f"Tuned by rt-eeg evaluate --sweep on {len(pairs)} recordings for <= {target_fa} FA/24 h.\n"
                f"Before: {json.dumps(before)}\nAfter: {json.dumps(after)}")  # fmt: skip
     path = save_postprocess_config(model_dir, best, comment)
-    result = {"before": before, "after": after, "config": dataclasses.asdict(best), "written": str(path),
+    result = {"before": before, "after": after, "config": best.to_dict(), "written": str(path),
               "n_trials": len(trials), "target_fa_per_24h": target_fa}  # fmt: skip
     write_json_atomic(Path(out_dir) / "sweep.json", result | {"trials": trials})
     return result

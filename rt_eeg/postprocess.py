@@ -7,7 +7,8 @@ SEIZ or BCKG with a confidence:
 1. **Cross-channel score.** Each channel's probability is smoothed over the last
    ``smooth_epochs``; the score is the mean of the ``top_k`` highest smoothed channels. A
    single channel cannot fire alone (its neighbours must agree), while a seizure seen on a
-   few channels still can.
+   few channels still can. With a ``cross_channel`` table (:mod:`rt_eeg.cross_channel`), the
+   score is instead a tiny learned model over the last seconds of the smoothed channels.
 2. **Hysteresis onset.** A seizure starts once the score has been ``>= threshold_on`` for
    ``onset_epochs`` consecutive epochs; or, when ``rise_delta > 0``, as soon as the score has
    *risen* by ``rise_delta`` within the last ``rise_epochs`` epochs to at least
@@ -45,6 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rt_eeg.cross_channel import CrossChannelConfig, CrossChannelScorer
 from rt_eeg.io.annotations import Event, HypEpoch
 
 
@@ -96,6 +98,9 @@ class PostprocessConfig:
         above ``channel_level`` (1 with ``channel_level`` 0: no constraint).
     channel_level : float
         Level of the spatial-extent test.
+    cross_channel : CrossChannelConfig or None
+        A learned cross-channel scorer (:mod:`rt_eeg.cross_channel`) whose output replaces
+        the top-k mean as the epoch's score; None (the default): the top-k mean.
     """
 
     epoch_s: float = 1.0
@@ -116,9 +121,17 @@ class PostprocessConfig:
     early_rise: float = 0.0
     min_channels: int = 1
     channel_level: float = 0.0
+    cross_channel: CrossChannelConfig | None = None
 
     def __post_init__(self):
         problems = []
+        cc = self.cross_channel
+        if cc is not None and not isinstance(cc, CrossChannelConfig):
+            problems.append(f"cross_channel must be a CrossChannelConfig (got {type(cc).__name__})")
+        elif cc is not None and cc.epochs > self.buffer_epochs:
+            problems.append(
+                f"cross_channel.epochs ({cc.epochs}) must be <= buffer_epochs ({self.buffer_epochs})"
+            )
         for name in ("early_threshold", "early_rise", "channel_level"):
             if not 0 <= getattr(self, name) <= 1:
                 problems.append(f"{name} must be within 0..1 (got {getattr(self, name)})")
@@ -148,7 +161,13 @@ class PostprocessConfig:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """Plain values (TOML/JSON); ``cross_channel`` only when set, so a config without it
+        writes exactly what it did before the field existed."""
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        cc = d.pop("cross_channel")
+        if cc is not None:
+            d["cross_channel"] = cc.to_dict()
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> PostprocessConfig:
@@ -156,6 +175,10 @@ class PostprocessConfig:
         unknown = set(d) - known
         if unknown:
             raise ValueError(f"unknown postprocess parameters: {', '.join(sorted(unknown))}")
+        d = dict(d)
+        cc = d.get("cross_channel")
+        if cc is not None and not isinstance(cc, CrossChannelConfig):
+            d["cross_channel"] = CrossChannelConfig.from_dict(cc)
         return cls(**d)
 
 
@@ -213,9 +236,13 @@ class Postprocessor:
         self.ch_names = list(ch_names)
         self.cfg = config or PostprocessConfig()
         self.k = effective_top_k(self.cfg, self.ch_names)
+        cc = self.cfg.cross_channel
+        self.scorer = CrossChannelScorer(cc) if cc is not None else None
         self._reset()
 
     def _reset(self) -> None:
+        if self.scorer is not None:
+            self.scorer.reset()
         self._history: deque[np.ndarray] = deque(maxlen=self.cfg.buffer_epochs)
         self._in_seizure = False
         self._above = 0  # consecutive epochs >= threshold_on
@@ -254,8 +281,11 @@ class Postprocessor:
             )
         self._history.append(probs)
         recent = np.mean(list(self._history)[-cfg.smooth_epochs :], axis=0)
-        order = np.argsort(-recent, kind="stable")
-        score = float(recent[order[: self.k]].mean())
+        if self.scorer is not None:
+            score = self.scorer.push(recent)
+        else:
+            order = np.argsort(-recent, kind="stable")
+            score = float(recent[order[: self.k]].mean())
         self._above = self._above + 1 if score >= cfg.threshold_on else 0
         self._scores.append(score)
         self._recent.append(score)

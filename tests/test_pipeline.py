@@ -127,6 +127,44 @@ def test_replay_with_candidate_onset_options_equals_offline(recording, model_dir
         assert live == (tmp_path / "off" / f"{recording.stem}{suffix}").read_text(), suffix
 
 
+def test_replay_with_cross_channel_table_in_the_model_folder_equals_offline(
+    recording, model_dir, offline_detection, tmp_path
+):
+    """A [cross_channel] table in the model's postprocess.toml travels to the live postprocessor."""
+    import shutil
+
+    from rt_eeg.config import load_postprocess_config, save_postprocess_config
+    from rt_eeg.cross_channel import CrossChannelConfig
+    from rt_eeg.decoder import Decoder
+    from rt_eeg.detector import detect_recording
+    from rt_eeg.outputs import write_outputs
+    from rt_eeg.postprocess import PostprocessConfig
+
+    # Hand-made weights: score = sigmoid(20 * (logit of the newest channel mean - its median
+    # over the recording)), so the untrained model's ~0.6 everywhere gives both labels.
+    p = offline_detection.probs.astype(np.float64)
+    smoothed = np.r_[p[:1], (p[1:] + p[:-1]) / 2].mean(1)
+    centre = float(np.median(np.log(smoothed / (1 - smoothed))))
+    t, f = 8, 6
+    w1 = np.zeros((t * f, 2))
+    w1[-1] = [20.0, -20.0]
+    cc = CrossChannelConfig.from_arrays(w1, [-20.0 * centre, 20.0 * centre], [1.0, -1.0], 0.0,
+                                        epochs=t, top_m=4)  # fmt: skip
+    model = tmp_path / "model_cc"
+    shutil.copytree(model_dir, model)
+    save_postprocess_config(model, PostprocessConfig(threshold_on=0.5, threshold_off=0.4, onset_epochs=1,
+                                                     offset_epochs=1, min_duration_epochs=1,
+                                                     cross_channel=cc))  # fmt: skip
+    res = detect_recording(recording, Decoder(model, device="cpu"), load_postprocess_config(model))
+    labels = [d.label for d in res.decisions]
+    assert "seiz" in labels and "bckg" in labels
+    _run(recording, tmp_path / "live", model)
+    write_outputs(tmp_path / "off", recording.stem, res.decisions, res.duration)
+    for suffix in (".hyp", ".csv_bi", "_events.tsv"):
+        live = (tmp_path / "live" / f"{recording.stem}{suffix}").read_text()
+        assert live == (tmp_path / "off" / f"{recording.stem}{suffix}").read_text(), suffix
+
+
 def test_killing_feature_extractor_mid_stream_is_survived(recording, model_dir, tmp_path):
     # Kill the feature extractor once the source has streamed ~15 s of signal.
     on_event, killed = killer(tmp_path, "features", 150)

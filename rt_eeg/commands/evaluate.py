@@ -85,9 +85,11 @@ def run(args: argparse.Namespace) -> int:
     if args.sweep:
         result = sweep_and_tune(items, args.out, model, base=base, target_fa=args.target_fa, workers=workers,
                                 dask=args.dask, device=args.device, progress=not args.quiet)  # fmt: skip
-        print(
-            json.dumps({k: result[k] for k in ("before", "after", "config", "written")}, indent=2)
-        )
+        shown = {k: result[k] for k in ("before", "after", "config", "written")}
+        if shown["config"].get("cross_channel"):  # its weights are in the file, not on screen
+            cc = shown["config"]["cross_channel"]
+            shown["config"] = shown["config"] | {"cross_channel": {"trained_on": cc["trained_on"]}}
+        print(json.dumps(shown, indent=2))
         return 0
     command = shlex.join(["rt-eeg", *getattr(args, "argv", sys.argv[1:])])
     report = evaluate(items, args.out, model, post=base, workers=workers, dask=args.dask, device=args.device,
