@@ -90,7 +90,7 @@ def train_corpus(
         Feature store folder (default: a cache folder named by the store key).
     workers : int, optional
         Feature processes (default: all cores).
-    compare : tuple of (arch, normalisation, onset_weight, hard_negatives)
+    compare : tuple of (arch, normalisation, onset_weight, hard_negatives, seed or None)
         Variants to compare: each is trained with the same seed and data order, the one with
         the lowest dev balanced BCE is kept and the comparison goes in the manifest.
     feature_config : FeatureConfig, optional
@@ -181,38 +181,44 @@ def train_corpus(
 
 def parse_variants(
     spec: str, default_norm: str = "maxabs", default_onset: float = 1.0, default_hard: float = 0.0
-) -> tuple[tuple[str, str, float, float], ...]:
-    """``'epoch_lstm,frame_lstm:context:3:0.5'`` -> ``(('epoch_lstm', 'maxabs', 1.0, 0.0),
-    ('frame_lstm', 'context', 3.0, 0.5))``: ``ARCH[:NORM[:ONSET_WEIGHT[:HARD_NEGATIVES]]]``.
+) -> tuple[tuple, ...]:
+    """``'epoch_lstm,frame_lstm:context:3:0.5@1'`` -> ``(('epoch_lstm', 'maxabs', 1.0, 0.0,
+    None), ('frame_lstm', 'context', 3.0, 0.5, 1))``:
+    ``ARCH[:NORM[:ONSET_WEIGHT[:HARD_NEGATIVES]]][@SEED]``.
 
-    ``'compare'`` means both architectures; missing parts take the defaults.
+    ``'compare'`` means both architectures; missing parts take the defaults; a variant without
+    ``@SEED`` uses the run's ``--seed``.
     """
     if spec == "compare":
         spec = ",".join(ARCHITECTURES)
     out = []
     for part in spec.split(","):
-        fields = part.strip().split(":")
+        body, at, seed_s = part.strip().partition("@")
+        fields = body.split(":")
         extra = fields[4:]
         arch, norm, onset, hard = (fields + ["", "", ""])[:4]
         norm = norm or default_norm
         try:
             weight = float(onset) if onset else float(default_onset)
             frac = float(hard) if hard else float(default_hard)
+            seed = int(seed_s) if at else None
         except ValueError:
             weight = frac = float("nan")
+            seed = None
         if (
             extra
             or arch not in ARCHITECTURES
             or norm not in NORMALISATIONS
             or not weight >= 1.0
             or not 0.0 <= frac <= 1.0
+            or (seed is not None and seed < 0)
         ):
             raise RtEegError(
-                f"bad variant {part!r}: expected ARCH[:NORM[:ONSET_WEIGHT[:HARD_NEGATIVES]]], "
+                f"bad variant {part!r}: expected ARCH[:NORM[:ONSET_WEIGHT[:HARD_NEGATIVES]]][@SEED], "
                 f"ARCH in {ARCHITECTURES}, NORM in {NORMALISATIONS}, ONSET_WEIGHT >= 1, "
-                "HARD_NEGATIVES in [0, 1]"
+                "HARD_NEGATIVES in [0, 1], SEED >= 0"
             )
-        out.append((arch, norm, weight, frac))
+        out.append((arch, norm, weight, frac, seed))
     return tuple(out)
 
 
@@ -224,11 +230,12 @@ def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log, keep
 
     rows = []
     runs = {}
-    for arch, norm, onset, hard in variants:
+    for arch, norm, onset, hard, seed in variants:
         name = (
             f"{arch}-{norm}"
             + (f"-onset{onset:g}" if onset != 1.0 else "")
             + (f"-hn{hard:g}" if hard > 0 else "")
+            + (f"-seed{seed}" if seed is not None else "")
         )
         sub = out_dir / "variants" / name
         log(f"--- variant {name}")
@@ -236,7 +243,12 @@ def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log, keep
             store,
             sub,
             dataclasses.replace(
-                cfg, arch=arch, normalisation=norm, onset_weight=onset, hard_negatives=hard
+                cfg,
+                arch=arch,
+                normalisation=norm,
+                onset_weight=onset,
+                hard_negatives=hard,
+                seed=cfg.seed if seed is None else seed,
             ),
             feature_config=fcfg,
             device=device,
@@ -251,6 +263,7 @@ def _compare(store, out_dir: Path, cfg, variants, fcfg, device, extra, log, keep
                 "normalisation": norm,
                 "onset_weight": onset,
                 "hard_negatives": hard,
+                "seed": cfg.seed if seed is None else seed,
                 "n_params": m["architecture"]["n_params"],
                 "dev_scores": m["dev_scores"],
                 "epochs_run": m["epochs_run"],

@@ -125,15 +125,15 @@ def test_channel_labels_per_channel_csv_and_term(tmp_path):
 
 def test_parse_variants():
     assert parse_variants("compare") == (
-        ("frame_lstm", "maxabs", 1.0, 0.0),
-        ("epoch_lstm", "maxabs", 1.0, 0.0),
+        ("frame_lstm", "maxabs", 1.0, 0.0, None),
+        ("epoch_lstm", "maxabs", 1.0, 0.0, None),
     )
-    spec = "frame_lstm:zscore,epoch_lstm,frame_lstm:context:3,frame_lstm:context:3:0.5"
+    spec = "frame_lstm:zscore,epoch_lstm,frame_lstm:context:3,frame_lstm:context:3:0.5@7"
     assert parse_variants(spec, "zscore", default_hard=0.25) == (
-        ("frame_lstm", "zscore", 1.0, 0.25),
-        ("epoch_lstm", "zscore", 1.0, 0.25),
-        ("frame_lstm", "context", 3.0, 0.25),
-        ("frame_lstm", "context", 3.0, 0.5),
+        ("frame_lstm", "zscore", 1.0, 0.25, None),
+        ("epoch_lstm", "zscore", 1.0, 0.25, None),
+        ("frame_lstm", "context", 3.0, 0.25, None),
+        ("frame_lstm", "context", 3.0, 0.5, 7),
     )
     for bad in (
         "gru",
@@ -142,6 +142,8 @@ def test_parse_variants():
         "frame_lstm:nope",
         "frame_lstm:context:3:1.5",
         "frame_lstm:context:3:0.5:9",
+        "frame_lstm:context:3@x",
+        "frame_lstm@-1",
     ):
         with pytest.raises(RtEegError, match="bad variant"):
             parse_variants(bad)

@@ -10,6 +10,9 @@ The rule, in order (recorded in the manifest's ``comparison``):
 2. **Unseen families.** Among the rest, the lowest dev balanced BCE, where dev is the SELECT
    families corpus (never trained on).
 
+When every variant is vetoed nothing is chosen and the script exits 3: the recipe stops rather
+than ship a model that fails the one real-EEG check it is allowed to choose by.
+
 The chosen variant's files are copied into the model folder (atomically) and the manifest is
 rewritten with the rule, every variant's figures and the choice. ``variants/`` is removed
 unless ``--keep``.
@@ -59,7 +62,13 @@ def main(argv=None) -> int:
         row["real_chbmit"] = per
         choose = per.get(args.choose_on)
         row["vetoed"] = bool(choose is not None and choose["auc"] < 0.5)
-    ok = [r for r in rows if not r["vetoed"]] or rows
+    ok = [r for r in rows if not r["vetoed"]]
+    if not ok:
+        for r in rows:
+            print(f"{r['variant']}: chb-mit {r['real_chbmit']}, VETOED", file=sys.stderr)
+        print(f"select_variant: every variant is vetoed by the real-EEG check on "
+              f"{args.choose_on}; nothing chosen (train more variants or seeds)", file=sys.stderr)
+        return 3
     best = min(ok, key=lambda r: r["dev_scores"]["balanced_bce"])["variant"]
     for name in ("model.keras", "model.tflite", "features.toml", "data_order.npy"):
         if not (model / "variants" / best / name).is_file():  # model.tflite: saved since LiteRT

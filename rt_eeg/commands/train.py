@@ -33,8 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--arch",
         default="frame_lstm",
         help="epoch_lstm or frame_lstm; or variants "
-        "ARCH[:NORM[:ONSET_WEIGHT[:HARD_NEGATIVES]]],... (or 'compare' = both architectures) "
-        "trained with the same seed, the best on dev kept",
+        "ARCH[:NORM[:ONSET_WEIGHT[:HARD_NEGATIVES]]][@SEED],... (or 'compare' = both "
+        "architectures) trained with the same seed (or their own @SEED), the best on dev kept",
     )
     parser.add_argument(
         "--normalisation",
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         patience=args.patience,
         samples_per_epoch=args.samples_per_epoch,
         max_dev_samples=args.max_dev_samples,
-        seed=args.seed,
+        seed=args.seed if variants[0][4] is None or compare else variants[0][4],
         threads=args.threads,
         onset_weight=variants[0][2],
         onset_epochs=args.onset_epochs,
