@@ -334,7 +334,9 @@ class WardService(WardViews):
 
     # -- reports from beds and the decoder ----------------------------------------------------
     def _read_reports(self, sock) -> None:
-        for _ in range(10_000):
+        # At most 1000 per loop turn: a backlog (a decoder catching up) must not keep the
+        # control socket and the status waiting.
+        for _ in range(1_000):
             try:
                 parts = sock.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
