@@ -12,6 +12,18 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("RT_EEG_SHARED", ROOT.parent / "shared"))
 
 
+@pytest.fixture(autouse=True)
+def _debug_flag_restored():
+    """``rt-eeg --debug`` run in-process sets ``RT_EEG_DEBUG`` for its child processes; it must
+    not leak into later tests (a service started with it logs every message)."""
+    saved = os.environ.get("RT_EEG_DEBUG")
+    yield
+    if saved is None:
+        os.environ.pop("RT_EEG_DEBUG", None)
+    else:
+        os.environ["RT_EEG_DEBUG"] = saved
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     """The team's ``../shared`` folder; tests that need it skip when it is absent."""
