@@ -97,6 +97,11 @@ def chb_reader(electrodes: list[str] | None, sfreq: float | None):
             first.setdefault((c.electrode, c.electrode2), k)
         pairs = list(first)
         derived, matrix = bipolar_rereference(pairs, set(electrodes))
+        if len(derived) < 4:  # as the detector: fewer than 4 channels is refused, not scored
+            known = sorted({e for p in pairs for e in p})
+            raise SystemExit(f"real_checks: --electrodes {','.join(electrodes)} gives "
+                             f"{len(derived)} channels from the CHB-MIT pieces (need >= 4; "
+                             f"electrodes there: {','.join(known)})")
         names = [f"{a}-{b}" for a, b in derived]
         idx = list(first.values())
     else:
