@@ -5,8 +5,8 @@
 # Whole signal FAMILIES are held out (rt_eeg/sim/families.py), in three disjoint roles:
 #   TRAIN   families the model learns from (corpora A and B);
 #   SELECT  families never trained on, used for every choice: early stopping, the variant
-#           (normalisation, onset weighting) and the postprocessor's operating point (corpus S);
-#   REPORT  families used for nothing but the reported "unseen families" figures (corpus U).
+#           (onset weighting, hard negatives) and the postprocessor's operating point (S, S2);
+#   REPORT  families used for nothing but the reported "unseen families" figures (U, U2).
 # Corpus O is the own-distribution check (TRAIN families, patients never seen).
 #
 #   A: 32 h, 14 patients          TRAIN families only
@@ -22,7 +22,8 @@
 # Real EEG nobody on the team made (tools/real_checks.py): CHB-MIT ictal vs pre-ictal of
 # patient chb01 can veto a variant that ranks pre-ictal EEG above seizures (AUC < 0.5);
 # patient chb03, the TUH background recordings and the Bonn sets choose nothing.
-# About 45 minutes on 2 idle CPU cores.
+# About 40 minutes on 2 idle CPU cores (feature store ~7 min, training ~1 min per variant,
+# the rest simulation, the sweep and the held-out evaluations).
 set -euo pipefail
 WORK=${WORK:-/work/sim/recipe}
 SHARED=${SHARED:-../shared/data/tusz_v2_sample}
