@@ -399,6 +399,15 @@ def train_from_store(
 
         infer = make_infer(model, dev_name)
 
+        def score(rows: np.ndarray) -> np.ndarray:
+            """P(seizure) of the current model for store rows (hard-negative mining)."""
+            return np.concatenate(
+                [
+                    infer(_inputs(store, rows[i : i + 8192], cfg.normalisation, scale)[0])
+                    for i in range(0, len(rows), 8192)
+                ]
+            )
+
         orders, history = [], []
         best = (np.inf, -1, None)
         n_samples_seen, data_seconds, fit_seconds = 0, 0.0, 0.0
@@ -407,15 +416,6 @@ def train_from_store(
             order = balanced_order(rng, pos, neg, cfg.samples_per_epoch, pos_weight)
             mined = {}
             if minable is not None and epoch > 0:  # the first epoch's model knows nothing yet
-
-                def score(rows: np.ndarray) -> np.ndarray:
-                    return np.concatenate(
-                        [
-                            infer(_inputs(store, rows[i : i + 8192], cfg.normalisation, scale)[0])
-                            for i in range(0, len(rows), 8192)
-                        ]
-                    )
-
                 order, mined = mine_order(
                     order, store.labels[order], rng, minable, cfg.hard_negatives, cfg.hard_pool,
                     score,

@@ -22,13 +22,13 @@ from pathlib import Path
 import numpy as np
 import zmq
 
+from rt_eeg.lifetime import die_with_parent
 from rt_eeg.pipeline.journal import decision_record, read_journal
 from rt_eeg.pipeline.messages import Expect
 from rt_eeg.pipeline.transport import (
     Control,
     Receiver,
     Sender,
-    die_with_parent,
     make_socket,
     percentiles,
 )

@@ -188,7 +188,7 @@ class Supervisor:
 
     def _spawn_monitor(self) -> None:
         # The monitor is the CLI's own command; the wrapper makes it die with the supervisor.
-        wrapper = ("import sys; from rt_eeg.pipeline.transport import die_with_parent; "
+        wrapper = ("import sys; from rt_eeg.lifetime import die_with_parent; "
                    f"die_with_parent({os.getpid()}); from rt_eeg.cli import main; "
                    "sys.exit(main(sys.argv[1:]))")  # fmt: skip
         cmd = [sys.executable, "-c", wrapper, "monitor",

@@ -20,7 +20,6 @@ import numpy as np
 import zmq
 
 from rt_eeg.config import ENDPOINT_NAMES
-from rt_eeg.lifetime import die_with_parent  # noqa: F401  (re-exported: stages use it)
 from rt_eeg.pipeline.messages import Expect, Message, MessageError, decode, encode
 from rt_eeg.security import CurveServer
 

@@ -29,8 +29,9 @@ from pathlib import Path
 import numpy as np
 import zmq
 
+from rt_eeg.lifetime import die_with_parent
 from rt_eeg.pipeline.messages import Expect, MessageError, decode, encode
-from rt_eeg.pipeline.transport import Sender, die_with_parent, make_socket
+from rt_eeg.pipeline.transport import Sender, make_socket
 
 log = logging.getLogger("rt_eeg.ward")
 MAX_CHANNELS = 64

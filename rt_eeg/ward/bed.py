@@ -37,8 +37,9 @@ from pathlib import Path
 import numpy as np
 import zmq
 
+from rt_eeg.lifetime import die_with_parent
 from rt_eeg.pipeline.messages import Expect, MessageError, decode
-from rt_eeg.pipeline.transport import Sender, die_with_parent, make_socket, percentiles
+from rt_eeg.pipeline.transport import Sender, make_socket, percentiles
 
 log = logging.getLogger("rt_eeg.ward")
 FRAME = 25  # samples per 0.1 s frame at 250 Hz
