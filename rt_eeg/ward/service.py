@@ -404,6 +404,7 @@ class WardService(WardViews):
             self.malformed_reports += 1
             return
         e.n_decisions += 1
+        e.last_decision_stop = d.stop
         if e.first_decision_wall is None:
             e.first_decision_wall = h.get("wall") or time.time()
         top = h.get("top_channels") if isinstance(h.get("top_channels"), list) else []

@@ -15,6 +15,7 @@ import numpy as np
 import zmq
 
 from rt_eeg.io.atomic import write_json_atomic
+from rt_eeg.pipeline.messages import MessageError
 from rt_eeg.ward.config import BedConfig
 
 log = logging.getLogger("rt_eeg.ward")
@@ -45,6 +46,9 @@ class BedEntry:
     stats_by_inc: dict = field(default_factory=dict)
     restarts: list = field(default_factory=list)
     n_decisions: int = 0
+    #: End (signal time) of the newest decision the service has handled; the bed's own stats
+    #: arrive on its heartbeat and can be older than an alarm raised from a newer decision.
+    last_decision_stop: float | None = None
     first_decision_wall: float | None = None
     state: str = "STARTING"
 
@@ -99,8 +103,8 @@ class WardViews:
         onset = dur = None
         if state == "SEIZ" and active:
             onset = active[-1].get("onset")
-            if isinstance(onset, (int, float)) and isinstance(last.get("stop"), (int, float)):
-                dur = last["stop"] - onset
+            if isinstance(onset, (int, float)) and e.last_decision_stop is not None:
+                dur = e.last_decision_stop - onset
         ep = self._bed_endpoints(e.cfg.name)
         return {"name": e.cfg.name, "state": state, "confidence": last.get("confidence"),
                 "signal_time": last.get("start"), "since_data_s": self._since_data(e),
@@ -116,8 +120,14 @@ class WardViews:
             tr = e.stats.get("trace")
             if isinstance(tr, list) and len(tr) == N_TRACE:
                 traces[i] = np.nan_to_num(np.asarray(tr, np.float32))
-        frames = self.encode_status(self.status_seq, time.time(), [self._bed_status(e) for e in beds],
-                                    self.alarms.for_status(50), traces)  # fmt: skip
+        try:
+            frames = self.encode_status(self.status_seq, time.time(), [self._bed_status(e) for e in beds],
+                                        self.alarms.for_status(50), traces)  # fmt: skip
+        except MessageError as err:  # a status we cannot vouch for is dropped; detection goes on
+            if str(err) != getattr(self, "_status_error", None):  # once per distinct problem
+                log.error("ward status not published: %s", err)
+                self._status_error = str(err)
+            return
         self.status_seq += 1
         try:
             self.status_sock.send_multipart(frames, zmq.NOBLOCK)
