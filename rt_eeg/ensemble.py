@@ -1,0 +1,203 @@
+"""Deep ensembles: one model folder whose P(seizure) is the mean of several trained members.
+
+Members are model folders trained on the same corpus with the same feature settings and
+decoder inputs, differing in seed (and optionally variant). Averaging independently trained
+networks is the cheapest known defence against confident mistakes on data unlike the training
+set (Lakshminarayanan et al. 2017; Ovadia et al. 2019): one member's idiosyncratic response to
+an unseen artifact is outvoted by the others, while a seizure that all of them learned stays.
+
+The result is an ordinary model folder (``model.keras`` holding every member as a nested
+Keras model, its LiteRT twin, ``features.toml`` and a manifest), so the decoder, the ward and
+``rt-eeg evaluate`` run it unchanged; online == offline and bit-identity per seed carry over
+because each member's are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from rt_eeg.errors import RtEegError
+from rt_eeg.model_files import (
+    FEATURES_FILE,
+    MANIFEST_FILE,
+    MODEL_FILE,
+    lite_manifest_section,
+    model_file_hashes,
+    verify_model_files,
+)
+from rt_eeg.runtime import LITE_FILE
+
+#: How members are combined (recorded in the manifest).
+COMBINE = "mean of the members' P(seizure)"
+
+
+def _member_manifest(path: Path) -> dict:
+    for name in (MODEL_FILE, FEATURES_FILE, MANIFEST_FILE):
+        if not (path / name).is_file():
+            raise RtEegError(f"ensemble member has no {name}", path)
+    verify_model_files(path)
+    try:
+        manifest = json.loads((path / MANIFEST_FILE).read_text("utf-8"))
+        manifest["decoder"]["normalisation"]
+    except (ValueError, KeyError, TypeError) as err:
+        raise RtEegError(f"ensemble member manifest is not valid ({err})", path) from err
+    if "ensemble" in manifest:
+        raise RtEegError("ensemble member is itself an ensemble (list its members)", path)
+    return manifest
+
+
+def check_members(member_dirs) -> list[dict]:
+    """Read and cross-check the members' manifests.
+
+    Parameters
+    ----------
+    member_dirs : sequence of path-like
+        Two or more model folders.
+
+    Returns
+    -------
+    list of dict
+        Each member's manifest, in order.
+
+    Raises
+    ------
+    RtEegError
+        Fewer than two members, a member listed twice, a folder that is not a valid model, or
+        members whose feature settings or decoder inputs differ (naming the member and field).
+    """
+    paths = [Path(p) for p in member_dirs]
+    if len(paths) < 2:
+        raise RtEegError(f"an ensemble needs at least two members, got {len(paths)}")
+    if len({p.resolve() for p in paths}) != len(paths):
+        raise RtEegError("an ensemble member is listed twice")
+    manifests = [_member_manifest(p) for p in paths]
+    first_features = (paths[0] / FEATURES_FILE).read_bytes()
+    for path, man in zip(paths[1:], manifests[1:], strict=True):
+        if (path / FEATURES_FILE).read_bytes() != first_features:
+            raise RtEegError(f"features.toml differs from {paths[0]}'s", path)
+        for key in sorted(set(man["decoder"]) | set(manifests[0]["decoder"])):
+            if man["decoder"].get(key) != manifests[0]["decoder"].get(key):
+                raise RtEegError(
+                    f"decoder setting {key!r} differs from {paths[0]}'s (members must share "
+                    "their inputs: same corpus, features and normalisation)",
+                    path,
+                )
+    return manifests
+
+
+def build_ensemble_model(members):
+    """A Keras model whose output is the mean of ``members``' outputs.
+
+    Parameters
+    ----------
+    members : sequence of keras.Model
+        Each maps ``(batch, 70, F)`` to ``(batch, 1)``, with the same ``F``.
+
+    Returns
+    -------
+    keras.Model
+        ``(batch, 70, F)`` -> ``(batch, 1)``; every member is a nested model ``member_<i>``.
+    """
+    import keras
+
+    width = int(members[0].input_shape[-1])
+    inp = keras.Input(shape=tuple(members[0].input_shape[1:]), dtype="float32", name="window")
+    outs = []
+    for i, member in enumerate(members):
+        if int(member.input_shape[-1]) != width:
+            raise RtEegError(f"ensemble member {i} takes {member.input_shape[-1]} features, "
+                             f"member 0 takes {width}")  # fmt: skip
+        nested = keras.Model(member.inputs[0], member.outputs[0], name=f"member_{i}")
+        outs.append(nested(inp))
+    out = keras.layers.Average(name="p_seiz")(outs)
+    return keras.Model(inp, out, name=f"rt_eeg_ensemble{len(members)}")
+
+
+def write_ensemble(member_dirs, out_dir: str | os.PathLike, *, command_line: str = "") -> Path:
+    """Combine trained model folders into one model folder averaging their P(seizure).
+
+    Parameters
+    ----------
+    member_dirs : sequence of path-like
+        Two or more model folders trained with the same features and decoder inputs.
+    out_dir : path-like
+        The folder to write (created); ``model.keras``, ``model.tflite``, ``features.toml``
+        and ``manifest.json`` are each written atomically.
+    command_line : str
+        Recorded in the manifest.
+
+    Returns
+    -------
+    Path
+        ``out_dir``.
+
+    Raises
+    ------
+    RtEegError
+        See :func:`check_members`; also when ``out_dir`` is one of the members.
+    """
+    from rt_eeg.io.atomic import atomic_path, write_json_atomic
+    from rt_eeg.runtime import export_tflite, import_tensorflow
+
+    paths = [Path(p) for p in member_dirs]
+    out_dir = Path(out_dir)
+    if out_dir.exists() and any(out_dir.resolve() == p.resolve() for p in paths):
+        raise RtEegError("the ensemble's --out is one of its members", out_dir)
+    manifests = check_members(paths)
+    import_tensorflow()
+    import hashlib
+
+    import keras
+
+    members = [
+        keras.saving.load_model(p / MODEL_FILE, compile=False, safe_mode=True) for p in paths
+    ]
+    model = build_ensemble_model(members)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out_dir / MODEL_FILE, suffix=".keras") as tmp:
+        model.save(tmp)
+    with atomic_path(out_dir / FEATURES_FILE) as tmp:
+        shutil.copyfile(paths[0] / FEATURES_FILE, tmp)
+    export_tflite(model, out_dir / LITE_FILE)
+    weights = b"".join(np.asarray(v).tobytes() for v in model.get_weights())
+    base = manifests[0]
+    rows = []
+    for path, man in zip(paths, manifests, strict=True):
+        cfg = man.get("train_config", {})
+        rows.append({
+            "path": str(path),
+            "seed": man.get("seed"),
+            "variant": (man.get("comparison") or {}).get("chosen"),
+            "arch": (man.get("architecture") or {}).get("name"),
+            "onset_weight": cfg.get("onset_weight"),
+            "hard_negatives": cfg.get("hard_negatives"),
+            "corpus": man.get("corpus"),
+            "dev_scores": man.get("dev_scores"),
+            "weights_sha256": man.get("weights_sha256"),
+        })  # fmt: skip
+    manifest = {
+        key: base[key]
+        for key in ("format", "corpus", "file_list_sha256", "n_recordings", "dev_source",
+                    "libraries", "determinism", "train_config", "decoder")  # fmt: skip
+        if key in base
+    }
+    manifest.update({
+        "command_line": command_line,
+        "seed": [m.get("seed") for m in manifests],
+        "architecture": {
+            "name": f"ensemble of {len(paths)} x {(base.get('architecture') or {}).get('name')}",
+            "n_params": int(model.count_params()),
+            "members": len(paths),
+        },
+        "ensemble": {"combine": COMBINE, "members": rows},
+        "weights_sha256": hashlib.sha256(weights).hexdigest(),
+        "litert": lite_manifest_section(out_dir),
+        "files_sha256": model_file_hashes(out_dir),
+    })  # fmt: skip
+    write_json_atomic(out_dir / MANIFEST_FILE, manifest)
+    return out_dir
