@@ -126,7 +126,8 @@ def test_seizure_duration_counts_from_the_newest_decision_not_a_stale_heartbeat(
     svc._read_reports(reports)
     svc._publish_status()
     rec = _published(status)
-    assert (rec["state"], rec["alarm"], rec["seiz_onset"], rec["seiz_duration_s"]) == ("SEIZ", "A1", 40.0, 6.0)
+    assert (rec["state"], rec["alarm"], rec["seiz_onset"]) == ("SEIZ", "A1", 40.0)
+    assert rec["seiz_duration_s"] == 6.0
     # The decoder restarts: the bed's held epochs come out 'na', then it catches up in a burst
     # faster than its heartbeat. The first seizure ends, a second one is raised at 53, while the
     # stats the service holds still say seiz [45, 46] (measured against them: 46 - 53 < 0).
