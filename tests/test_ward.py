@@ -379,3 +379,55 @@ def test_lsl_bed_equals_offline(files, tmp_path):
     write_outputs(tmp_path / "off", "amp", res.decisions, res.duration)
     assert _outputs(tmp_path / "out" / "amp", "amp") == _outputs(tmp_path / "off", "amp")
     assert (tmp_path / "out" / "amp" / "amp.index.json").exists()
+
+
+def test_bed_with_cross_channel_table_in_the_model_folder_equals_offline(files, tmp_path):
+    """A [cross_channel] table in the model's postprocess.toml reaches every bed's postprocessor:
+    the ward's outputs equal the offline detector's with the same model folder, byte for byte."""
+    import shutil
+
+    from rt_eeg.config import load_postprocess_config, save_postprocess_config
+    from rt_eeg.cross_channel import CrossChannelConfig
+    from rt_eeg.decoder import Decoder
+    from rt_eeg.detector import detect_recording
+    from rt_eeg.outputs import write_outputs
+    from rt_eeg.postprocess import PostprocessConfig
+
+    # Hand-made weights (as the pipeline's test): score = sigmoid(20 * (logit of the newest
+    # smoothed channel mean - its median over the recording)): both labels from the untrained
+    # model, and labels that differ from the default top-k score's.
+    decoder = Decoder(files["model"], device="cpu")
+    p = detect_recording(files["a"], decoder).probs.astype(np.float64)
+    smoothed = np.r_[p[:1], (p[1:] + p[:-1]) / 2].mean(1)
+    centre = float(np.median(np.log(smoothed / (1 - smoothed))))
+    t, f = 8, 6
+    w1 = np.zeros((t * f, 2))
+    w1[-1] = [20.0, -20.0]
+    cc = CrossChannelConfig.from_arrays(w1, [-20.0 * centre, 20.0 * centre], [1.0, -1.0], 0.0,
+                                        epochs=t, top_m=4, trained_on="hand-made, for a test")  # fmt: skip
+    model = tmp_path / "model_cc"
+    shutil.copytree(files["model"], model)
+    post = PostprocessConfig(threshold_on=0.5, threshold_off=0.4, onset_epochs=1, offset_epochs=1,
+                             min_duration_epochs=1, cross_channel=cc)  # fmt: skip
+    save_postprocess_config(model, post)
+    assert load_postprocess_config(model) == post
+    # The other way a bed gets it, a [ward.postprocess] override, travels in the bed's JSON spec.
+    over = ward_from_dict({"ward": {"postprocess": post.to_dict()}}).postprocess
+    assert over == post
+    assert PostprocessConfig.from_dict(json.loads(json.dumps(over.to_dict()))) == post
+    res = detect_recording(files["a"], Decoder(model, device="cpu"), load_postprocess_config(model))
+    labels = [d.label for d in res.decisions]
+    assert "seiz" in labels and "bckg" in labels
+    plain = detect_recording(files["a"], decoder, post.replace(cross_channel=None)).decisions
+    assert labels != [d.label for d in plain]
+    write_outputs(tmp_path / "off", files["a"].stem, res.decisions, res.duration)
+
+    cfg = _write_config(tmp_path, {**files, "model": model}, {"a": "max"})
+    serve = Serve(cfg)
+    try:
+        serve.until(lambda: _finished(serve, "a"), 90, "bed a never finished")
+    finally:
+        code = serve.stop()
+    assert code == 128 + signal.SIGTERM
+    stem = files["a"].stem
+    assert _outputs(tmp_path / "out" / "a", stem) == _outputs(tmp_path / "off", stem)
