@@ -59,6 +59,9 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "line_noise",  # 50 / 60 Hz mains
         "movement",  # head / body movement: large slow swings with muscle
         "patting",  # rhythmic 2-8 Hz bursts on a few electrodes (patting, tremor)
+        "percussion",  # chest physiotherapy / bed vibration: stable 3-8 Hz on many electrodes
+        "pulse",  # an electrode over a scalp artery: sawtooth at the heart rate
+        "glossokinetic",  # tongue movement: irregular 1-3 Hz, bifrontal, awake
     ),
 }
 

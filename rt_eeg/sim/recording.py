@@ -35,6 +35,7 @@ from rt_eeg.sim.background import (
     draw_sleep_transients,
 )
 from rt_eeg.sim.benign import BENIGN_RENDERERS, draw_benign
+from rt_eeg.sim.clinical_artifacts import CLINICAL_RENDERERS, draw_clinical_artifacts
 from rt_eeg.sim.families import choose_family
 from rt_eeg.sim.layout import (
     EIDX,
@@ -266,9 +267,13 @@ class RecordingGenerator:
                 transients += draw_more_artifacts(p.duration, self.timeline, v, frngs[1])
             transients += draw_benign(p.duration, self.timeline, v, frngs[2])
             transients = [tr for tr in transients if v.allows(KIND_FAMILY[tr.kind])]
+            if p.artifacts:  # a stream nothing else reads: without them, the same samples
+                transients += draw_clinical_artifacts(p.duration, p.profile, self.timeline, v,
+                                                      frngs[3])  # fmt: skip
         self.transients = transients
         self.track = TransientTrack(transients, {**SLEEP_RENDERERS, **ARTIFACT_RENDERERS,
-                                                 **BENIGN_RENDERERS}, p.sfreq)  # fmt: skip
+                                                 **CLINICAL_RENDERERS, **BENIGN_RENDERERS},
+                                    p.sfreq)  # fmt: skip
         self.ecg = Ecg(p.duration, p.profile, p.sfreq, rngs[4])
         if v is not None and not (p.artifacts and v.allows("ecg")):
             self.ecg.leak[:] = 0.0

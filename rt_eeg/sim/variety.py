@@ -24,11 +24,14 @@ KIND_FAMILY: dict[str, str] = {
     "chew": "chewing", "pop": "electrode_pop", "sway": "drift", "sweat": "sweat",
     "movement": "movement", "patting": "patting", "spindle": "sleep", "kcomplex": "sleep",
     "vertex": "posts_vertex", "posts": "posts_vertex", "wicket": "wicket", "rmtd": "rmtd",
-    "fourteen_six": "fourteen_six", "sreda": "sreda",
+    "fourteen_six": "fourteen_six", "sreda": "sreda", "percussion": "percussion",
+    "pulse": "pulse", "glossokinetic": "glossokinetic",
 }  # fmt: skip
 #: Behavioural state -> its background family.
 STATE_FAMILY = {"awake": "awake_alpha", "drowsy": "drowsy", "sleep": "sleep"}
-#: Chance that a recording holds each optional family (when allowed).
+#: Chance that a recording holds each optional family (when allowed). The clinical artifact
+#: families have their own (:data:`rt_eeg.sim.clinical_artifacts.CLINICAL_PRESENCE`), drawn
+#: from another stream: a draw added here would change every recording of every corpus.
 PRESENCE: dict[str, float] = {
     "slowing": 0.2, "breach": 0.07, "wicket": 0.2, "rmtd": 0.15, "fourteen_six": 0.15,
     "sreda": 0.08, "posts_vertex": 0.8, "sweat": 0.2, "drift": 0.5, "movement": 0.35,
@@ -63,6 +66,9 @@ class Variety:
         Optional families (:data:`PRESENCE`) this recording holds.
     activity : float
         Rate multiplier of artifacts and benign variants in this recording.
+    require : frozenset of str
+        Optional families asked for (present for sure; the clinical artifact families read
+        it when they are drawn).
     """
 
     allowed: frozenset
@@ -74,6 +80,7 @@ class Variety:
     breach: tuple | None = None
     present: frozenset = frozenset()
     activity: float = 1.0
+    require: frozenset = frozenset()
 
     @classmethod
     def draw(cls, allowed, rng: np.random.Generator, require=()) -> Variety:
@@ -104,7 +111,7 @@ class Variety:
         breach = breach if "breach" in present else None
         return cls(allowed, gain, tuple(float(g) for g in elec_gain),
                    tuple(float(x) for x in elec_noise), line_freq, slowing, breach, present,
-                   float(rng.lognormal(0.0, 0.5)))  # fmt: skip
+                   float(rng.lognormal(0.0, 0.5)), require)  # fmt: skip
 
     def allows(self, family: str) -> bool:
         return family in self.allowed
