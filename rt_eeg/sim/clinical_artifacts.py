@@ -99,7 +99,7 @@ def render_glossokinetic(tr: Transient, sfreq: float):
     the tongue (below the front of the head). ``amp`` is the peak of the largest electrode."""
     rng = np.random.default_rng(tr.seed)
     n = max(8, int(tr.duration * sfreq))
-    lam = rng.uniform(0.5, 0.8)
+    lam = rng.uniform(0.35, 0.6)
     w = (rng.uniform(0.7, 1.0) * np.exp(-distances_to("PG1") / lam)
          + rng.uniform(0.7, 1.0) * np.exp(-distances_to("PG2") / lam))  # fmt: skip
     w /= w.max()
@@ -157,9 +157,11 @@ def draw_clinical_artifacts(
     r = rngs["percussion"]
     if "percussion" in has:
         sides, side_p = ["both", "left", "right"], [0.5, 0.25, 0.25]
-        for _ in range(int(r.integers(1, 4))):
-            d = float(min(r.uniform(10.0, 120.0), duration))
-            out.append(Transient("percussion", float(r.uniform(0.0, duration - d + 1e-3)), d,
+        k = int(r.integers(1, 4))
+        slot = duration / k  # one episode per slot: episodes never overlap
+        for i in range(k):
+            d = float(min(r.uniform(10.0, 120.0), slot))
+            out.append(Transient("percussion", float(i * slot + r.uniform(0.0, slot - d + 1e-3)), d,
                                  float(r.uniform(15.0, 120.0)), str(r.choice(sides, p=side_p)),
                                  seed(r), float(r.uniform(3.0, 8.0))))  # fmt: skip
     r = rngs["pulse"]
