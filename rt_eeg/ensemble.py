@@ -80,14 +80,61 @@ def check_members(member_dirs) -> list[dict]:
     for path, man in zip(paths[1:], manifests[1:], strict=True):
         if (path / FEATURES_FILE).read_bytes() != first_features:
             raise RtEegError(f"features.toml differs from {paths[0]}'s", path)
-        for key in sorted(set(man["decoder"]) | set(manifests[0]["decoder"])):
-            if man["decoder"].get(key) != manifests[0]["decoder"].get(key):
+        mine, first = _comparable(man["decoder"]), _comparable(manifests[0]["decoder"])
+        for key in sorted(set(mine) | set(first)):
+            if mine.get(key) != first.get(key):
                 raise RtEegError(
                     f"decoder setting {key!r} differs from {paths[0]}'s (members must share "
-                    "their inputs: same corpus, features and normalisation)",
+                    "their inputs: same features and normalisation)",
                     path,
                 )
     return manifests
+
+
+def _comparable(decoder: dict) -> dict:
+    """A decoder section without the context ``feature_scale``, which members may differ in
+    (it is estimated from a seeded sample of the training set; :func:`fold_input_scale`)."""
+    out = dict(decoder)
+    if isinstance(out.get("context"), dict):
+        out["context"] = {k: v for k, v in out["context"].items() if k != "feature_scale"}
+    return out
+
+
+def fold_input_scale(model, ratio: np.ndarray) -> None:
+    """Make ``model`` take inputs scaled by ``1 / ratio`` per feature, in place.
+
+    A context member was trained on ``rel / s_i``; the ensemble feeds every member
+    ``rel / s_0`` (member 0's scale), which is ``(rel / s_i) / ratio`` with
+    ``ratio = s_0 / s_i``. Multiplying the rows of the first layer's input kernel by ``ratio``
+    restores the member's own inputs exactly (up to float rounding).
+
+    Parameters
+    ----------
+    model : keras.Model
+        A decoder model (``frame_lstm``: first layer ``lstm``; ``epoch_lstm``: ``epoch_proj``).
+    ratio : ndarray, shape (n_inputs,)
+        Per input feature; for ``context_maxabs`` the window-normalised half has ratio 1.
+    """
+    names = {layer.name for layer in model.layers}
+    layer = model.get_layer("lstm" if "epoch_proj" not in names else "epoch_proj")
+    weights = layer.get_weights()
+    kernel = weights[0]
+    rows = np.tile(np.asarray(ratio, np.float32), kernel.shape[0] // len(ratio))
+    if len(rows) != kernel.shape[0]:
+        raise RtEegError(f"cannot fold {len(ratio)} input scales into a kernel of "
+                         f"{kernel.shape[0]} rows")  # fmt: skip
+    weights[0] = (kernel * rows[:, None]).astype(kernel.dtype)
+    layer.set_weights(weights)
+
+
+def _scale_ratio(base: dict, member: dict, width: int) -> np.ndarray | None:
+    """``s_0 / s_i`` per model input (None when the member needs none)."""
+    s0 = (base.get("context") or {}).get("feature_scale")
+    si = (member.get("context") or {}).get("feature_scale")
+    if s0 is None or si is None or s0 == si:
+        return None
+    ratio = np.asarray(s0, np.float64) / np.asarray(si, np.float64)
+    return np.concatenate([ratio, np.ones(width - len(ratio))]).astype(np.float32)
 
 
 def build_ensemble_model(members):
@@ -157,6 +204,12 @@ def write_ensemble(member_dirs, out_dir: str | os.PathLike, *, command_line: str
     members = [
         keras.saving.load_model(p / MODEL_FILE, compile=False, safe_mode=True) for p in paths
     ]
+    folded = []
+    for member, man in zip(members, manifests, strict=True):
+        ratio = _scale_ratio(manifests[0]["decoder"], man["decoder"], int(member.input_shape[-1]))
+        if ratio is not None:
+            fold_input_scale(member, ratio)
+        folded.append(ratio is not None)
     model = build_ensemble_model(members)
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_path(out_dir / MODEL_FILE, suffix=".keras") as tmp:
@@ -167,7 +220,7 @@ def write_ensemble(member_dirs, out_dir: str | os.PathLike, *, command_line: str
     weights = b"".join(np.asarray(v).tobytes() for v in model.get_weights())
     base = manifests[0]
     rows = []
-    for path, man in zip(paths, manifests, strict=True):
+    for path, man, fold in zip(paths, manifests, folded, strict=True):
         cfg = man.get("train_config", {})
         rows.append({
             "path": str(path),
@@ -179,6 +232,7 @@ def write_ensemble(member_dirs, out_dir: str | os.PathLike, *, command_line: str
             "corpus": man.get("corpus"),
             "dev_scores": man.get("dev_scores"),
             "weights_sha256": man.get("weights_sha256"),
+            "input_scale_folded": fold,
         })  # fmt: skip
     manifest = {
         key: base[key]
@@ -194,7 +248,12 @@ def write_ensemble(member_dirs, out_dir: str | os.PathLike, *, command_line: str
             "n_params": int(model.count_params()),
             "members": len(paths),
         },
-        "ensemble": {"combine": COMBINE, "members": rows},
+        "ensemble": {
+            "combine": COMBINE,
+            "inputs": "member 0's context feature_scale; other members' scales are folded into "
+            "their first layer (rt_eeg.ensemble.fold_input_scale)",
+            "members": rows,
+        },
         "weights_sha256": hashlib.sha256(weights).hexdigest(),
         "litert": lite_manifest_section(out_dir),
         "files_sha256": model_file_hashes(out_dir),

@@ -101,3 +101,32 @@ def test_cli_error_is_one_line(members, tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert rc != 0 and len(err) == 1 and "nope" in err[0] and "model.keras" in err[0]
     assert not (tmp_path / "o").exists()
+
+
+def test_members_with_their_own_context_scale_see_their_own_inputs(members, tmp_path):
+    """Seeds estimate slightly different context feature scales; the ensemble feeds member 0's
+    scaling and folds each other member's ratio into its first layer."""
+    import shutil
+
+    from rt_eeg.model_files import rehash_model
+
+    other = tmp_path / "scaled"
+    shutil.copytree(members[1], other)
+    man = json.loads((other / "manifest.json").read_text())
+    scale = np.random.default_rng(2).uniform(0.5, 2.0, 26)
+    man["decoder"]["context"]["feature_scale"] = [float(v) for v in scale]
+    (other / "manifest.json").write_text(json.dumps(man))
+    rehash_model(other)
+    ens = write_ensemble([members[0], other], tmp_path / "e")
+    rows = json.loads((ens / "manifest.json").read_text())["ensemble"]["members"]
+    assert [r["input_scale_folded"] for r in rows] == [False, True]
+    windows = np.random.default_rng(4).normal(0, 1, (40, WINDOW_FRAMES, 26)).astype(np.float32)
+    # member 0 scale is 1.0: the other member's own inputs are rel / scale
+    own = (windows / scale[None, None, :]).astype(np.float32)
+    want = 0.5 * (Decoder(members[0], device="cpu")._run(windows)
+                  + Decoder(other, device="cpu")._run(own))  # fmt: skip
+    got = Decoder(ens, device="cpu")._run(windows)
+    np.testing.assert_allclose(got, want, atol=2e-6)
+    unfolded = 0.5 * (Decoder(members[0], device="cpu")._run(windows)
+                      + Decoder(other, device="cpu")._run(windows))  # fmt: skip
+    assert np.abs(got - unfolded).max() > 1e-3  # the fold matters
