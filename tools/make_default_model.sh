@@ -38,23 +38,29 @@ REPORT_SEIZ=polyspike,low_voltage_fast,muscle_obscured,rhythmic_alpha
 TRAIN_SEIZ=rhythmic_delta,rhythmic_theta,spike_wave,focal_spread,generalised
 SELECT_OTHER=slowing,fourteen_six,movement,electrode_pop
 REPORT_OTHER=breach,wicket,sreda,patting,sweat,chewing
+# Clinical artifacts added to the simulator on 2026-11-23 (rt_eeg/sim/clinical_artifacts.py):
+# TRAIN only, in corpus A3. Every other corpus excludes them, so it is bit-identical to the
+# corpus simulated before they existed (the roles of the other families are unchanged).
+NEW_TRAIN=percussion,pulse,glossokinetic
 
 mkdir -p "$WORK"
 sim() { [ -f "$1/.done" ] || { rt-eeg simulate --out "$@" && touch "$1/.done"; }; }
 sim "$WORK/A" --hours 32 --patients 14 --seed 21 \
+  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN"
+sim "$WORK/A3" --hours 16 --patients 8 --seed 33 \
   --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER"
 sim "$WORK/B" --from-annotations "$SHARED" --seed 22 \
-  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER"
+  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN"
 sim "$WORK/S" --hours 12 --patients 6 --seed 23 \
-  --exclude-families "$TRAIN_SEIZ,$REPORT_SEIZ,$REPORT_OTHER"
+  --exclude-families "$TRAIN_SEIZ,$REPORT_SEIZ,$REPORT_OTHER,$NEW_TRAIN"
 sim "$WORK/S2" --hours 16 --patients 24 --seed 28 \
-  --exclude-families "$TRAIN_SEIZ,$REPORT_SEIZ,$REPORT_OTHER"
+  --exclude-families "$TRAIN_SEIZ,$REPORT_SEIZ,$REPORT_OTHER,$NEW_TRAIN"
 sim "$WORK/U" --hours 16 --patients 8 --seed 24 \
-  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER"
+  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN"
 sim "$WORK/U2" --hours 16 --patients 8 --seed 31 \
-  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER"
+  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN"
 sim "$WORK/O" --hours 10 --patients 6 --seed 25 \
-  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER"
+  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN"
 for c in A B S S2 U U2 O; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
 cat "$WORK/A.list" "$WORK/B.list" > "$WORK/train.list"
 cat "$WORK/S.list" "$WORK/S2.list" > "$WORK/SS.list"
