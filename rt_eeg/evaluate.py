@@ -273,9 +273,11 @@ def ovlp_for(cfg: PostprocessConfig, refs: list, stored: list[dict]) -> dict:
 
 def det_curve(base: PostprocessConfig, refs, stored, thresholds=None) -> list[dict]:
     """Sweep the onset threshold (offset threshold kept at the same ratio): DET points."""
-    # The decoder is trained under a 50/50 class prior, so useful thresholds reach high.
+    # The decoder is trained under a 50/50 class prior, so useful thresholds reach high: the
+    # strict end goes past the sweep's strictest (0.998) to show what a stricter point costs.
     thresholds = (
-        np.r_[np.round(np.linspace(0.1, 0.9, 17), 3), 0.93, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998]
+        np.r_[np.round(np.linspace(0.1, 0.9, 17), 3), 0.93, 0.95, 0.97, 0.98, 0.99, 0.995, 0.998,
+              0.999, 0.9995, 0.9998, 0.9999]
         if thresholds is None
         else thresholds
     )
@@ -381,9 +383,12 @@ def plot_det(points: list[dict], chosen: dict | None, path: Path, title: str) ->
         color="tab:blue",
         ms=3,
     )
-    for p in pts[:: max(1, len(pts) // 6)]:
-        ax.annotate(f"{p['threshold_on']:.2f}", (p["fa_per_24h"], p["sensitivity"]), fontsize=7,
-                    textcoords="offset points", xytext=(4, -8))  # fmt: skip
+    # every few points, and each of the strict ones where a saturated model's trade-off lies
+    step = max(1, len(pts) // 6)
+    for i, p in enumerate(pts):
+        if i % step == 0 or p["threshold_on"] >= 0.995:
+            ax.annotate(f"{p['threshold_on']:g}", (p["fa_per_24h"], p["sensitivity"]), fontsize=7,
+                        textcoords="offset points", xytext=(4, -8))  # fmt: skip
     if chosen and chosen.get("sensitivity") is not None:
         ax.plot(
             [chosen["fa_per_24h"]],

@@ -10,6 +10,8 @@
 # Corpus O is the own-distribution check (TRAIN families, patients never seen).
 #
 #   A: 32 h, 14 patients          TRAIN families only
+#   A3: 16 h, 8 patients          TRAIN families and the clinical artifacts (percussion, pulse,
+#                                 glossokinetic), which no other corpus holds
 #   B: the real TUSZ v2 sample annotation tree (../shared/data/tusz_v2_sample) mirrored with
 #      simulated signal: 30 h, real seizure times, montages and rates; TRAIN families only
 #   S: 12 h, 6 new patients       seizures of SELECT families only; SELECT + TRAIN others
@@ -61,8 +63,8 @@ sim "$WORK/U2" --hours 16 --patients 8 --seed 31 \
   --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN"
 sim "$WORK/O" --hours 10 --patients 6 --seed 25 \
   --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN"
-for c in A B S S2 U U2 O; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
-cat "$WORK/A.list" "$WORK/B.list" > "$WORK/train.list"
+for c in A A3 B S S2 U U2 O; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
+cat "$WORK/A.list" "$WORK/A3.list" "$WORK/B.list" > "$WORK/train.list"
 cat "$WORK/S.list" "$WORK/S2.list" > "$WORK/SS.list"
 
 # variants trained with the same seed; early stopping on S (unseen families)
