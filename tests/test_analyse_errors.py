@@ -84,3 +84,30 @@ def test_a_corpus_that_is_not_the_recipe_is_refused(corpus, tmp_path, capsys):
                               "--patients", str(PATIENTS), "--seed", "3", "--out", str(tmp_path / "x.json")])  # fmt: skip
     assert rc == 2 and "analyse_errors:" in capsys.readouterr().err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_families_the_corpus_never_held_are_refused(corpus, tmp_path, capsys):
+    """Re-planning with families the corpus was made without (a simulator that gained
+    families since) would blame false alarms on events that are not in the signal."""
+    import shutil
+
+    copy = tmp_path / "C"
+    shutil.copytree(corpus, copy)
+    edf = next((copy / "edf").rglob("*.edf"))
+    side = edf.with_suffix(".families.json")
+    doc = json.loads(side.read_text())
+    assert "emg" in doc["present"]
+    doc["present"] = [f for f in doc["present"] if f != "emg"]  # as if made without EMG
+    side.write_text(json.dumps(doc))
+    ev = tmp_path / "eval"
+    ev.mkdir()
+    n = 900
+    np.savez(ev / f"{edf.stem}.probs.npz", epoch_starts=np.arange(n, dtype=np.float64),
+             probs=np.full((n, 22), 0.05, np.float32), ch_names=np.array([f"C{i}" for i in range(22)]),
+             duration=np.float64(n))  # fmt: skip
+    rc = analyse_errors.main(["--eval", str(ev), "--corpus", str(copy), "--hours", str(HOURS),
+                              "--patients", str(PATIENTS), "--seed", str(SEED),
+                              "--out", str(tmp_path / "a.json")])  # fmt: skip
+    err = capsys.readouterr().err
+    assert rc == 2 and "holds emg" in err and "--exclude-families" in err
+    assert not (tmp_path / "a.json").exists()

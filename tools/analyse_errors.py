@@ -125,6 +125,12 @@ def analyse_recording(stem: str, stored: dict, ref_events, plan, sidecar: dict, 
     hyp = decisions_to_events(complete_decisions(dec, stored["duration"]))
     refs = [(e.start, e.stop) for e in ref_events if e.label == "seiz"]
     events = sim_events(plan) if plan is not None else []
+    if sidecar and "present" in sidecar:
+        extra = sorted({e["family"] for e in events if e["kind"] not in ("seizure", "postictal")}
+                       - set(sidecar["present"]) - {"awake_alpha", "drowsy", "sleep"})
+        if extra:  # e.g. families added to the simulator after the corpus was made
+            raise RtEegError(f"{stem}: the re-planned recording holds {', '.join(extra)}, which "
+                             "its .families.json does not (add them to --exclude-families)")
     wide = recording_wide(plan) if plan is not None else {}
     by_start = {round(d.start): d for d in dec}
     fas = []
