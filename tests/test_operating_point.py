@@ -1,0 +1,90 @@
+"""tools/operating_point.py: tuned on pooled corpora of crafted probabilities, it picks the
+strict point that keeps a near-seizure artifact out, scores report corpora and fixed
+configurations without choosing on them, and refuses a malformed corpus spec in one line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+operating_point = pytest.importorskip("operating_point")
+
+N = 600  # epochs (s) per recording
+
+
+def _recording(
+    folder: Path, name: str, seizure: tuple[int, int] | None, artifact: tuple[int, int] | None
+):
+    """A csv_bi reference and stored probabilities: background 0.05, a seizure at 0.99995 on 6 of
+    22 channels, an artifact at 0.9992 on 6 channels (seizure-like, but below 0.9995)."""
+    from rt_eeg.io.annotations.model import Event
+    from rt_eeg.io.annotations.tusz_csv import write_csv_bi
+
+    probs = np.full((N, 22), 0.05, dtype=np.float32)
+    events = []
+    if seizure:
+        probs[seizure[0] + 1 : seizure[1], :6] = 0.99995
+        events.append(Event(float(seizure[0]), float(seizure[1]), "seiz"))
+    if artifact:
+        probs[artifact[0] : artifact[1], :6] = 0.9992
+    edf = folder / f"{name}.edf"
+    write_csv_bi(edf.with_suffix(".csv_bi"), events, float(N))
+    ev = folder / "eval"
+    ev.mkdir(exist_ok=True)
+    np.savez(ev / f"{name}.probs.npz", epoch_starts=np.arange(N, dtype=np.float64), probs=probs,
+             ch_names=np.array([f"C{i}" for i in range(22)]), duration=np.float64(N))  # fmt: skip
+    return str(edf)
+
+
+def _corpus(tmp_path: Path, name: str, recs) -> str:
+    folder = tmp_path / name
+    folder.mkdir()
+    edfs = [_recording(folder, f"{name}_{i}", *r) for i, r in enumerate(recs)]
+    (folder / "list").write_text("\n".join(edfs) + "\n")
+    return f"{name}={folder / 'list'}:{folder / 'eval'}"
+
+
+def test_strict_point_chosen_on_pool_and_reports_scored(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "postprocess.toml").write_text(
+        "threshold_on = 0.998\nthreshold_off = 0.499\nonset_epochs = 2\ntop_k = 2\n"
+    )
+    a = _corpus(tmp_path, "A", [((100, 160), (400, 420)), (None, (200, 215))])
+    b = _corpus(tmp_path, "B", [((300, 340), None), (None, None)])
+    r = _corpus(tmp_path, "R", [((50, 90), (300, 330)), ((200, 260), None)])
+    out, toml = tmp_path / "op.json", tmp_path / "op.toml"
+    rc = operating_point.main(["--model", str(model), "--target-fa", "1", "--tune", a, "--tune", b, "--report", r,
+                               "--fixed", f"today={model / 'postprocess.toml'}", "--out", str(out),
+                               "--toml", str(toml)])  # fmt: skip
+    assert rc == 0
+    doc = json.loads(out.read_text())
+    chosen = doc["configs"]["chosen"]
+    # only a threshold above the artifact's 0.9992 keeps the pool within 1 FA/24 h
+    assert chosen["threshold_on"] >= 0.9995
+    figs = doc["figures"]
+    assert figs["chosen"]["pool"]["false_alarms"] == 0 and figs["chosen"]["pool"]["hits"] == 2
+    assert figs["today"]["pool"]["false_alarms"] == 2 and figs["today"]["pool"]["hits"] == 2
+    # the report corpus is scored for both, separately; its artifact fires only today's point
+    assert (
+        figs["chosen"]["report_R"]["false_alarms"] == 0 and figs["chosen"]["report_R"]["hits"] == 2
+    )
+    assert figs["today"]["report_R"]["false_alarms"] == 1
+    assert set(figs["chosen"]) == {"pool", "tune_A", "tune_B", "report_R"}
+    assert doc["n_trials"] == len(doc["trials_pool"]) == len(operating_point.strict_grid(
+        operating_point.load_postprocess_config(model)))  # fmt: skip
+    # the TOML is a postprocess file the detector reads
+    assert operating_point.read_postprocess_toml(str(toml)).threshold_on == chosen["threshold_on"]
+
+
+def test_malformed_spec_is_one_line_error(tmp_path, capsys):
+    rc = operating_point.main(["--tune", "no-equals-sign", "--out", str(tmp_path / "o.json"),
+                               "--toml", str(tmp_path / "o.toml")])  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and err.count("\n") == 0 and "NAME=LIST:EVAL_DIR" in err
+    assert not (tmp_path / "o.json").exists()

@@ -1,0 +1,149 @@
+"""Operating points tuned on pooled unseen-family corpora, reported on fresh ones (issue #12).
+
+The model is fixed; only the postprocessor changes. It re-runs the postprocessor on the
+per-recording probabilities ``rt-eeg evaluate`` stored (``NAME.probs.npz``):
+
+- every ``--tune NAME=LIST:EVAL`` corpus is pooled, and the configuration is chosen on the
+  pool by :func:`rt_eeg.evaluate.tune`'s rule (most sensitive within ``--target-fa``, then
+  earliest median onset, then fewest false alarms) over :func:`strict_grid`: the sweep's
+  grid widened to stricter thresholds (0.999-0.9998) and longer confirmations (5 epochs),
+  where the low-false-alarm points of a decoder trained under a 50/50 prior lie;
+- every ``--report NAME=LIST:EVAL`` corpus is scored once per configuration, separately,
+  and chooses nothing;
+- ``--fixed NAME=TOML`` adds configurations scored as they are (today's ``postprocess.toml``,
+  an earlier choice) beside the chosen one, on the pool and on every report corpus.
+
+Writes the JSON (``--out``: the pool's and every corpus's figures for each configuration,
+every trial on the pool) and the chosen configuration as a postprocess TOML (``--toml``)
+with its figures in the header. It never writes into the model folder.
+
+Usage::
+
+    python tools/operating_point.py --model models/default --target-fa 5 \\
+        --tune SS=/work/sim/recipe/SS.list:/work/sim/recipe/eval_SS \\
+        --tune U=/work/sim/recipe/U.list:/work/sim/recipe/eval_U \\
+        --report R=/work/sim/recipe/R.list:/work/sim/recipe/eval_R \\
+        --fixed today=models/default/postprocess.toml \\
+        --out tools/results/operating_point.json --toml tools/results/operating_point.toml
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import time
+from pathlib import Path
+
+import tomllib
+from postprocess_candidates import full_figures, load_corpus
+
+from rt_eeg.config import _check_postprocess as check_postprocess
+from rt_eeg.config import load_postprocess_config
+from rt_eeg.errors import RtEegError
+from rt_eeg.evaluate import tune
+from rt_eeg.io.atomic import write_json_atomic, write_text_atomic
+from rt_eeg.postprocess import PostprocessConfig
+
+#: Thresholds, confirmation epochs, top-k, hysteresis ratio, rising-score onset.
+STRICT_THRESHOLDS = (0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998)
+STRICT_ONSETS = (1, 2, 3, 4, 5)
+
+
+def strict_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
+    """The sweep's grid (:func:`rt_eeg.evaluate.default_grid`) with stricter thresholds and
+    confirmations: 7 thresholds x 5 onsets x top-k (2, 4) x off ratio 0.5 x rise (0, 0.3)."""
+    grid = itertools.product(STRICT_THRESHOLDS, STRICT_ONSETS, (2, 4), (0.0, 0.3))
+    return [base.replace(threshold_on=th, threshold_off=round(th * 0.5, 4), onset_epochs=onset,
+                         top_k=k, rise_delta=rise)
+            for th, onset, k, rise in grid]  # fmt: skip
+
+
+def read_postprocess_toml(path: str) -> PostprocessConfig:
+    """A postprocess TOML anywhere (not only a model folder's); RtEegError naming the file."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8-sig"))
+        check_postprocess(data)
+        return PostprocessConfig.from_dict(data)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError, TypeError) as err:
+        raise RtEegError(f"invalid postprocess parameters ({err})", path) from None
+
+
+def _spec(text: str, what: str) -> tuple[str, str, str]:
+    """``NAME=LIST:EVAL`` -> (name, list, eval dir); RtEegError naming the bad argument."""
+    name, sep, rest = text.partition("=")
+    lst, sep2, ev = rest.rpartition(":")
+    if not (sep and sep2 and name and lst and ev):
+        raise RtEegError(f"{what} {text!r}: expected NAME=LIST:EVAL_DIR")
+    return name, lst, ev
+
+
+def _pool(corpora: dict[str, tuple]) -> tuple[list, list, list]:
+    anns, refs, stored = [], [], []
+    for a, r, s in corpora.values():
+        anns += a
+        refs += r
+        stored += s
+    return anns, refs, stored
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tune", action="append", required=True, help="NAME=LIST:EVAL_DIR (pooled)")
+    p.add_argument("--report", action="append", default=[], help="NAME=LIST:EVAL_DIR (scored only)")
+    p.add_argument(
+        "--fixed", action="append", default=[], help="NAME=POSTPROCESS_TOML, scored as is"
+    )
+    p.add_argument("--model", default="models/default")
+    p.add_argument("--target-fa", type=float, default=5.0, help="FA/24 h on the pool (default 5)")
+    p.add_argument("--out", required=True)
+    p.add_argument("--toml", required=True)
+    args = p.parse_args(argv)
+    t0 = time.perf_counter()
+    try:
+        today = load_postprocess_config(args.model)
+        fixed = {}
+        for f in args.fixed:
+            name, sep, path = f.partition("=")
+            if not (sep and name and Path(path).is_file()):
+                raise RtEegError(f"--fixed {f!r}: expected NAME=an existing postprocess TOML")
+            fixed[name] = read_postprocess_toml(path)
+        tuned = {n: load_corpus(lst, ev) for n, lst, ev in (_spec(t, "--tune") for t in args.tune)}
+        reports = {
+            n: load_corpus(lst, ev) for n, lst, ev in (_spec(t, "--report") for t in args.report)
+        }
+        pool = _pool(tuned)
+        chosen, trials = tune(today, pool[1], pool[2], args.target_fa, configs=strict_grid(today))
+        configs = {"chosen": chosen} | fixed
+        figures = {
+            name: {"pool": full_figures(cfg, *pool)}
+            | {f"tune_{n}": full_figures(cfg, *c) for n, c in tuned.items()}
+            | {f"report_{n}": full_figures(cfg, *c) for n, c in reports.items()}
+            for name, cfg in configs.items()
+        }
+    except RtEegError as err:
+        print(f"operating_point: {err}", file=sys.stderr)
+        return 2
+    doc = {
+        "command": " ".join(sys.argv), "model": args.model, "target_fa_per_24h": args.target_fa,
+        "tune": list(tuned), "report": list(reports),
+        "configs": {n: c.to_dict() for n, c in configs.items()},
+        "figures": figures, "n_trials": len(trials), "wall_s": round(time.perf_counter() - t0, 1),
+        "trials_pool": trials,
+    }  # fmt: skip
+    write_json_atomic(args.out, doc)
+    import tomli_w
+
+    head = [f"Operating point (tools/operating_point.py) chosen on {' + '.join(tuned)} pooled for "
+            f"<= {args.target_fa} FA/24 h over {len(trials)} configurations."]  # fmt: skip
+    head += [f"{k}: {json.dumps(v)}" for k, v in figures["chosen"].items()]
+    write_text_atomic(
+        args.toml, "".join(f"# {x}\n" for x in head) + tomli_w.dumps(chosen.to_dict())
+    )
+    print(json.dumps({"configs": doc["configs"], "figures": figures}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
