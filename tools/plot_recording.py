@@ -167,7 +167,8 @@ def plot_onset(
 
 #: Background state in which each benign family is shown (they occur there).
 _BENIGN_STATE = {"wicket": "drowsy", "rmtd": "drowsy", "fourteen_six": "drowsy",
-                 "sreda": "awake", "posts_vertex": "sleep"}  # fmt: skip
+                 "sreda": "awake", "posts_vertex": "sleep", "hypnagogic": "drowsy",
+                 "phantom_sw": "drowsy"}  # fmt: skip
 _STATE_FAMILY = {"awake": "awake_alpha", "drowsy": "drowsy", "sleep": "sleep"}
 
 

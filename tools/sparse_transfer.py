@@ -42,6 +42,9 @@ SELECT_SEIZ = "hemispheric,subtle_focal,rhythmic_beta"
 SELECT_OTHER = "slowing,fourteen_six,movement,electrode_pop"
 #: TRAIN-only families added after this corpus was first made (the recipe's NEW_TRAIN).
 NEW_TRAIN = "percussion,pulse,glossokinetic"
+#: The fresh families (rt_eeg/sim/fresh_families.py), added later still: excluded too, so the
+#: corpus stays the one first made.
+FRESH = "hypnagogic,mu,lambda,phantom_sw,photic"
 #: 19 scalp electrodes + ears (the simulator's files also carry T1/T2, which TCP never uses).
 E21 = "FP1,FP2,F3,F4,C3,C4,P3,P4,O1,O2,F7,F8,T3,T4,T5,T6,FZ,CZ,PZ,A1,A2"
 E8 = "FP1,FP2,C3,C4,T3,T4,O1,O2"
@@ -134,7 +137,7 @@ def main(argv=None) -> int:
     sim_cmd = [py, "-m", "rt_eeg.cli", "simulate", "--out", str(full), "--hours", str(args.hours),
                "--patients", str(args.patients), "--seed", str(args.seed), "--sfreq", "250",
                "--montage", "01_tcp_ar", "--no-progress",
-               "--exclude-families", f"{TRAIN_SEIZ},{SELECT_SEIZ},{SELECT_OTHER},{NEW_TRAIN}"]  # fmt: skip
+               "--exclude-families", f"{TRAIN_SEIZ},{SELECT_SEIZ},{SELECT_OTHER},{NEW_TRAIN},{FRESH}"]  # fmt: skip
     if not (full / "edf").is_dir():
         _run(sim_cmd)
     rows: dict = {}

@@ -46,6 +46,10 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "fourteen_six",  # 14 and 6 Hz positive spike bursts, posterior temporal
         "sreda",  # subclinical rhythmic EEG discharge of adults: evolving sharp theta, no seizure
         "posts_vertex",  # vertex waves and positive occipital sharp transients of sleep
+        "hypnagogic",  # hypnagogic hypersynchrony: 3-5 Hz high-voltage bursts, drowsy
+        "mu",  # arciform 7-11 Hz over C3 / C4, awake
+        "lambda",  # positive occipital transients of visual scanning, awake
+        "phantom_sw",  # 6 Hz phantom spike-and-wave: small spike, 5-7 Hz, 1-2 s
     ),
     "artifact": (
         "blink",
@@ -62,6 +66,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "percussion",  # chest physiotherapy / bed vibration: stable 3-8 Hz on many electrodes
         "pulse",  # an electrode over a scalp artery: sawtooth at the heart rate
         "glossokinetic",  # tongue movement: irregular 1-3 Hz, bifrontal, awake
+        "photic",  # photic stimulation: occipital driving at stepped flash frequencies
     ),
 }
 

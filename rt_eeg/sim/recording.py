@@ -37,6 +37,7 @@ from rt_eeg.sim.background import (
 from rt_eeg.sim.benign import BENIGN_RENDERERS, draw_benign
 from rt_eeg.sim.clinical_artifacts import CLINICAL_RENDERERS, draw_clinical_artifacts
 from rt_eeg.sim.families import choose_family
+from rt_eeg.sim.fresh_families import FRESH_RENDERERS, draw_fresh_families
 from rt_eeg.sim.layout import (
     EIDX,
     ELECTRODES,
@@ -270,9 +271,14 @@ class RecordingGenerator:
             if p.artifacts:  # a stream nothing else reads: without them, the same samples
                 transients += draw_clinical_artifacts(p.duration, p.profile, self.timeline, v,
                                                       frngs[3])  # fmt: skip
+            # the fresh families: last, on a stream of their own (presence drawn there too)
+            fresh = np.random.default_rng(np.random.SeedSequence([p.seed, 0xFA7]))
+            transients += draw_fresh_families(p.duration, p.profile, self.timeline, v, fresh,
+                                              artifacts=p.artifacts)  # fmt: skip
         self.transients = transients
         self.track = TransientTrack(transients, {**SLEEP_RENDERERS, **ARTIFACT_RENDERERS,
-                                                 **CLINICAL_RENDERERS, **BENIGN_RENDERERS},
+                                                 **CLINICAL_RENDERERS, **BENIGN_RENDERERS,
+                                                 **FRESH_RENDERERS},
                                     p.sfreq)  # fmt: skip
         self.ecg = Ecg(p.duration, p.profile, p.sfreq, rngs[4])
         if v is not None and not (p.artifacts and v.allows("ecg")):

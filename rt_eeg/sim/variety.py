@@ -25,13 +25,16 @@ KIND_FAMILY: dict[str, str] = {
     "movement": "movement", "patting": "patting", "spindle": "sleep", "kcomplex": "sleep",
     "vertex": "posts_vertex", "posts": "posts_vertex", "wicket": "wicket", "rmtd": "rmtd",
     "fourteen_six": "fourteen_six", "sreda": "sreda", "percussion": "percussion",
-    "pulse": "pulse", "glossokinetic": "glossokinetic",
+    "pulse": "pulse", "glossokinetic": "glossokinetic", "hypnagogic": "hypnagogic", "mu": "mu",
+    "lambda": "lambda", "phantom_sw": "phantom_sw", "photic": "photic",
 }  # fmt: skip
 #: Behavioural state -> its background family.
 STATE_FAMILY = {"awake": "awake_alpha", "drowsy": "drowsy", "sleep": "sleep"}
 #: Chance that a recording holds each optional family (when allowed). The clinical artifact
-#: families have their own (:data:`rt_eeg.sim.clinical_artifacts.CLINICAL_PRESENCE`), drawn
-#: from another stream: a draw added here would change every recording of every corpus.
+#: and the fresh families have their own (``CLINICAL_PRESENCE`` in
+#: :mod:`rt_eeg.sim.clinical_artifacts`, ``FRESH_PRESENCE`` in :mod:`rt_eeg.sim.fresh_families`),
+#: each drawn from a stream of its own: a draw added here would change every recording of
+#: every corpus.
 PRESENCE: dict[str, float] = {
     "slowing": 0.2, "breach": 0.07, "wicket": 0.2, "rmtd": 0.15, "fourteen_six": 0.15,
     "sreda": 0.08, "posts_vertex": 0.8, "sweat": 0.2, "drift": 0.5, "movement": 0.35,
@@ -67,8 +70,8 @@ class Variety:
     activity : float
         Rate multiplier of artifacts and benign variants in this recording.
     require : frozenset of str
-        Optional families asked for (present for sure; the clinical artifact families read
-        it when they are drawn).
+        Optional families asked for (present for sure; the clinical artifact and fresh
+        families read it when they are drawn).
     """
 
     allowed: frozenset
