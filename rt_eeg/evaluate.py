@@ -326,21 +326,35 @@ def tune(
     trials = []
     configs = default_grid(base) if configs is None else configs
     for cfg in configs:
-        d = cfg.to_dict()
-        if "cross_channel" in d:  # the same weights in every trial: not copied into each
-            d["cross_channel"] = {"trained_on": d["cross_channel"]["trained_on"]}
-        trials.append({"config": d} | ovlp_for(cfg, refs, stored))
-    ok = [
-        t for t in trials if t["fa_per_24h"] <= target_fa_per_24h and t["sensitivity"] is not None
-    ]
-    pool = ok or trials
+        trials.append(trial_for(cfg, refs, stored))
+    return configs[choose_trial(trials, target_fa_per_24h)], trials
 
-    def rank(t):  # most sensitive; then earliest onset; then fewest false alarms
+
+def trial_for(cfg: PostprocessConfig, refs, stored) -> dict:
+    """One configuration's figures as :func:`tune` records them (``config`` + OVLP)."""
+    d = cfg.to_dict()
+    if "cross_channel" in d:  # the same weights in every trial: not copied into each
+        d["cross_channel"] = {"trained_on": d["cross_channel"]["trained_on"]}
+    return {"config": d} | ovlp_for(cfg, refs, stored)
+
+
+def choose_trial(trials: list[dict], target_fa_per_24h: float) -> int:
+    """Index of :func:`tune`'s choice among ``trials``: the most sensitive within the target,
+    then earliest median onset, then fewest false alarms; when none meets the target, the
+    fewest false alarms."""
+    ok = [
+        i for i, t in enumerate(trials)
+        if t["fa_per_24h"] <= target_fa_per_24h and t["sensitivity"] is not None
+    ]  # fmt: skip
+
+    def rank(i):  # most sensitive; then earliest onset; then fewest false alarms
+        t = trials[i]
         lat = t.get("latency_median_s")
         return (t["sensitivity"] or 0.0, -(lat if lat is not None else 1e9), -t["fa_per_24h"])
 
-    best = max(pool, key=rank) if ok else min(pool, key=lambda t: t["fa_per_24h"])
-    return configs[trials.index(best)], trials
+    if ok:
+        return max(ok, key=rank)
+    return min(range(len(trials)), key=lambda i: trials[i]["fa_per_24h"])
 
 
 def onset_latencies(pairs, delay_s: float, epoch_s: float = 1.0) -> list[float]:

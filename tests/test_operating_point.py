@@ -59,7 +59,7 @@ def test_strict_point_chosen_on_pool_and_reports_scored(tmp_path):
     b = _corpus(tmp_path, "B", [((300, 340), None), (None, None)])
     r = _corpus(tmp_path, "R", [((50, 90), (300, 330)), ((200, 260), None)])
     out, toml = tmp_path / "op.json", tmp_path / "op.toml"
-    rc = operating_point.main(["--model", str(model), "--target-fa", "1", "--tune", a, "--tune", b, "--report", r,
+    rc = operating_point.main(["--model", str(model), "--target-fa", "1", "--workers", "2", "--quiet", "--tune", a, "--tune", b, "--report", r,
                                "--fixed", f"today={model / 'postprocess.toml'}", "--out", str(out),
                                "--toml", str(toml)])  # fmt: skip
     assert rc == 0

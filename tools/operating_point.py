@@ -4,7 +4,7 @@ The model is fixed; only the postprocessor changes. It re-runs the postprocessor
 per-recording probabilities ``rt-eeg evaluate`` stored (``NAME.probs.npz``):
 
 - every ``--tune NAME=LIST:EVAL`` corpus is pooled, and the configuration is chosen on the
-  pool by :func:`rt_eeg.evaluate.tune`'s rule (most sensitive within ``--target-fa``, then
+  pool by :func:`rt_eeg.evaluate.tune`'s rule (:func:`rt_eeg.evaluate.choose_trial`) (most sensitive within ``--target-fa``, then
   earliest median onset, then fewest false alarms) over :func:`strict_grid`: the sweep's
   grid widened to stricter thresholds (0.999-0.9998) and longer confirmations (5 epochs),
   where the low-false-alarm points of a decoder trained under a 50/50 prior lie;
@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -42,7 +43,7 @@ from postprocess_candidates import full_figures, load_corpus
 from rt_eeg.config import _check_postprocess as check_postprocess
 from rt_eeg.config import load_postprocess_config
 from rt_eeg.errors import RtEegError
-from rt_eeg.evaluate import tune
+from rt_eeg.evaluate import choose_trial, trial_for
 from rt_eeg.io.atomic import write_json_atomic, write_text_atomic
 from rt_eeg.postprocess import PostprocessConfig
 
@@ -79,6 +80,41 @@ def _spec(text: str, what: str) -> tuple[str, str, str]:
     return name, lst, ev
 
 
+_POOL: tuple = ()  # (refs, stored) of the pool, inherited by forked workers
+
+
+def _trial(cfg: PostprocessConfig) -> dict:
+    return trial_for(cfg, *_POOL)
+
+
+def run_trials(configs, refs, stored, workers: int, progress: bool) -> list[dict]:
+    """:func:`rt_eeg.evaluate.trial_for` of every configuration, in order, on ``workers``
+    forked processes (the stored probabilities are shared, not copied per task)."""
+    import multiprocessing as mp
+
+    from tqdm import tqdm
+
+    global _POOL
+    _POOL = (refs, stored)
+    bar = tqdm(total=len(configs), unit="config", disable=not progress, dynamic_ncols=True)
+    try:
+        if workers <= 1:
+            out = []
+            for c in configs:
+                out.append(_trial(c))
+                bar.update()
+            return out
+        with mp.get_context("fork").Pool(workers) as pool:
+            out = []
+            for t in pool.imap(_trial, configs, chunksize=2):
+                out.append(t)
+                bar.update()
+            return out
+    finally:
+        bar.close()
+        _POOL = ()
+
+
 def _pool(corpora: dict[str, tuple]) -> tuple[list, list, list]:
     anns, refs, stored = [], [], []
     for a, r, s in corpora.values():
@@ -97,6 +133,10 @@ def main(argv=None) -> int:
     )
     p.add_argument("--model", default="models/default")
     p.add_argument("--target-fa", type=float, default=5.0, help="FA/24 h on the pool (default 5)")
+    p.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)"
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out", required=True)
     p.add_argument("--toml", required=True)
     args = p.parse_args(argv)
@@ -114,7 +154,9 @@ def main(argv=None) -> int:
             n: load_corpus(lst, ev) for n, lst, ev in (_spec(t, "--report") for t in args.report)
         }
         pool = _pool(tuned)
-        chosen, trials = tune(today, pool[1], pool[2], args.target_fa, configs=strict_grid(today))
+        grid = strict_grid(today)
+        trials = run_trials(grid, pool[1], pool[2], args.workers, not args.quiet)
+        chosen = grid[choose_trial(trials, args.target_fa)]
         configs = {"chosen": chosen} | fixed
         figures = {
             name: {"pool": full_figures(cfg, *pool)}
