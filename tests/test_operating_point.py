@@ -80,6 +80,13 @@ def test_strict_point_chosen_on_pool_and_reports_scored(tmp_path):
         operating_point.load_postprocess_config(model)))  # fmt: skip
     # the TOML is a postprocess file the detector reads
     assert operating_point.read_postprocess_toml(str(toml)).threshold_on == chosen["threshold_on"]
+    # --score-only: the fixed configurations alone, the same figures, no grid, no TOML
+    out2 = tmp_path / "score.json"
+    rc = operating_point.main(["--model", str(model), "--score-only", "--tune", a, "--tune", b, "--report", r,
+                               "--fixed", f"chosen={toml}", "--fixed", f"today={model / 'postprocess.toml'}",
+                               "--out", str(out2)])  # fmt: skip
+    doc2 = json.loads(out2.read_text())
+    assert rc == 0 and doc2["n_trials"] == 0 and doc2["figures"] == figs
 
 
 def test_malformed_spec_is_one_line_error(tmp_path, capsys):

@@ -15,7 +15,8 @@ per-recording probabilities ``rt-eeg evaluate`` stored (``NAME.probs.npz``):
 
 Writes the JSON (``--out``: the pool's and every corpus's figures for each configuration,
 every trial on the pool) and the chosen configuration as a postprocess TOML (``--toml``)
-with its figures in the header. It never writes into the model folder.
+with its figures in the header. ``--score-only`` skips the grid and scores the ``--fixed``
+configurations alone. It never writes into the model folder.
 
 Usage::
 
@@ -136,11 +137,20 @@ def main(argv=None) -> int:
     p.add_argument(
         "--workers", type=int, default=os.cpu_count() or 1, help="processes (default: all cores)"
     )
+    p.add_argument(
+        "--score-only",
+        action="store_true",
+        help="no grid: score the --fixed configurations on every corpus",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out", required=True)
-    p.add_argument("--toml", required=True)
+    p.add_argument(
+        "--toml", help="write the chosen configuration here (required unless --score-only)"
+    )
     args = p.parse_args(argv)
     t0 = time.perf_counter()
+    if not args.score_only and not args.toml:
+        p.error("--toml is required unless --score-only")
     try:
         today = load_postprocess_config(args.model)
         fixed = {}
@@ -154,10 +164,14 @@ def main(argv=None) -> int:
             n: load_corpus(lst, ev) for n, lst, ev in (_spec(t, "--report") for t in args.report)
         }
         pool = _pool(tuned)
-        grid = strict_grid(today)
-        trials = run_trials(grid, pool[1], pool[2], args.workers, not args.quiet)
-        chosen = grid[choose_trial(trials, args.target_fa)]
-        configs = {"chosen": chosen} | fixed
+        if args.score_only:  # the --fixed configurations only: nothing is chosen
+            if not fixed:
+                raise RtEegError("--score-only needs at least one --fixed configuration")
+            trials, configs = [], dict(fixed)
+        else:
+            grid = strict_grid(today)
+            trials = run_trials(grid, pool[1], pool[2], args.workers, not args.quiet)
+            configs = {"chosen": grid[choose_trial(trials, args.target_fa)]} | fixed
         figures = {
             name: {"pool": full_figures(cfg, *pool)}
             | {f"tune_{n}": full_figures(cfg, *c) for n, c in tuned.items()}
@@ -175,6 +189,10 @@ def main(argv=None) -> int:
         "trials_pool": trials,
     }  # fmt: skip
     write_json_atomic(args.out, doc)
+    if args.score_only:
+        print(json.dumps({"configs": doc["configs"], "figures": figures}, indent=1))
+        return 0
+    chosen = configs["chosen"]
     import tomli_w
 
     head = [f"Operating point (tools/operating_point.py) chosen on {' + '.join(tuned)} pooled for "
