@@ -127,7 +127,7 @@ def _pool(corpora: dict[str, tuple]) -> tuple[list, list, list]:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--tune", action="append", required=True, help="NAME=LIST:EVAL_DIR (pooled)")
+    p.add_argument("--tune", action="append", default=[], help="NAME=LIST:EVAL_DIR (pooled)")
     p.add_argument("--report", action="append", default=[], help="NAME=LIST:EVAL_DIR (scored only)")
     p.add_argument(
         "--fixed", action="append", default=[], help="NAME=POSTPROCESS_TOML, scored as is"
@@ -149,8 +149,10 @@ def main(argv=None) -> int:
     )
     args = p.parse_args(argv)
     t0 = time.perf_counter()
-    if not args.score_only and not args.toml:
-        p.error("--toml is required unless --score-only")
+    if not args.score_only and not (args.toml and args.tune):
+        p.error("--tune and --toml are required unless --score-only")
+    if not (args.tune or args.report):
+        p.error("no corpus: give --tune or --report")
     try:
         today = load_postprocess_config(args.model)
         fixed = {}
@@ -173,7 +175,7 @@ def main(argv=None) -> int:
             trials = run_trials(grid, pool[1], pool[2], args.workers, not args.quiet)
             configs = {"chosen": grid[choose_trial(trials, args.target_fa)]} | fixed
         figures = {
-            name: {"pool": full_figures(cfg, *pool)}
+            name: ({"pool": full_figures(cfg, *pool)} if tuned else {})
             | {f"tune_{n}": full_figures(cfg, *c) for n, c in tuned.items()}
             | {f"report_{n}": full_figures(cfg, *c) for n, c in reports.items()}
             for name, cfg in configs.items()
