@@ -20,6 +20,9 @@
 #   U: 16 h, 8 new patients       seizures of REPORT families only; REPORT + TRAIN others
 #   U2: 16 h, 8 new patients      the same roles as U, another seed (reported beside U)
 #   O: 10 h, 6 new patients       TRAIN families only
+#   R: 24 h, 12 new patients      REPORT2: the fresh families (hypnagogic, mu, lambda, phantom
+#                                 spike-wave, photic; rt_eeg/sim/fresh_families.py) + TRAIN others,
+#                                 seizures of REPORT families; reported, never used for a choice
 #
 # Real EEG nobody on the team made (tools/real_checks.py): CHB-MIT ictal vs pre-ictal of
 # patient chb01 can veto a variant that ranks pre-ictal EEG above seizures (AUC < 0.5);
@@ -67,7 +70,11 @@ sim "$WORK/U2" --hours 16 --patients 8 --seed 31 \
   --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN,$REPORT2"
 sim "$WORK/O" --hours 10 --patients 6 --seed 25 \
   --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2"
-for c in A A3 B S S2 U U2 O; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
+# R: 24 h, 12 new patients, seizures of REPORT families; others: the fresh REPORT2 families
+# and TRAIN others (REPORT2 is held out of every other corpus)
+sim "$WORK/R" --hours 24 --patients 12 --seed 41 \
+  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN"
+for c in A A3 B S S2 U U2 O R; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
 cat "$WORK/A.list" "$WORK/A3.list" "$WORK/B.list" > "$WORK/train.list"
 cat "$WORK/S.list" "$WORK/S2.list" > "$WORK/SS.list"
 
@@ -81,7 +88,7 @@ python tools/select_variant.py --model "$MODEL" --choose-on chb01
 # then earliest onset
 rt-eeg evaluate --list "$WORK/SS.list" --model "$MODEL" --out "$WORK/eval_S" --sweep --target-fa 5
 # reported, never used for a choice
-for c in U U2 O; do
+for c in U U2 O R; do
   rt-eeg evaluate --list "$WORK/$c.list" --model "$MODEL" --out "$WORK/eval_$c"
 done
 for f in model.keras model.tflite features.toml manifest.json data_order.npy postprocess.toml; do

@@ -6,6 +6,8 @@ Reads what ``tools/make_default_model.sh`` produced under ``--work``:
 - ``eval_U/report.json``, ``eval_U2/report.json``: the REPORT families (unseen in training and
   in every choice; two seeds);
 - ``eval_O/report.json``: the training families on patients never seen (own distribution);
+- ``eval_R/report.json``: the fresh REPORT2 families (no corpus that trains, selects or tunes
+  holds them);
 - ``tools/results/real_checks_<model>.json``: real EEG (``tools/real_checks.py``).
 
 Per seizure family, OVLP sensitivity is computed from each recording's
@@ -36,6 +38,8 @@ ROLES = {
     "S": "SELECT families, S + S2 (unseen in training; used for every choice)",
     "U": "REPORT families (unseen in training and in every choice)",
     "U2": "REPORT families, another seed (unseen in training and in every choice)",
+    "R": "REPORT2: the fresh families (hypnagogic, mu, lambda, phantom 6 Hz spike-wave, photic) "
+         "with REPORT seizures; held out of everything",
 }
 
 
@@ -129,14 +133,14 @@ def main(argv=None) -> int:
 
     print("| corpus | hours | OVLP sens. | OVLP FA/24h | TAES sens. | onset latency median / p90 |")
     print("|---|---|---|---|---|---|")
-    for key in ("O", "S", "U", "U2"):
+    for key in ("O", "S", "U", "U2", "R"):
         h = held.get(key)
         if h:
             lat = h["onset_latency_s"]
             print(f"| {key}: {h['what']} | {h['hours']} | {h['ovlp_sensitivity']} % | "
                   f"{h['ovlp_fa_per_24h']} | {h['taes_sensitivity']} % | "
                   f"{lat.get('median')} s / {lat.get('p90')} s |")  # fmt: skip
-    for key in ("S", "U", "U2"):
+    for key in ("S", "U", "U2", "R"):
         h = held.get(key)
         if h and h["per_family"]:
             print(f"\n{key} per seizure family: " + ", ".join(
