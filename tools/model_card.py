@@ -133,14 +133,14 @@ def main(argv=None) -> int:
 
     print("| corpus | hours | OVLP sens. | OVLP FA/24h | TAES sens. | onset latency median / p90 |")
     print("|---|---|---|---|---|---|")
-    for key in ("O", "S", "U", "U2", "R"):
+    for key in ROLES:
         h = held.get(key)
         if h:
             lat = h["onset_latency_s"]
             print(f"| {key}: {h['what']} | {h['hours']} | {h['ovlp_sensitivity']} % | "
                   f"{h['ovlp_fa_per_24h']} | {h['taes_sensitivity']} % | "
                   f"{lat.get('median')} s / {lat.get('p90')} s |")  # fmt: skip
-    for key in ("S", "U", "U2", "R"):
+    for key in (k for k in ROLES if k != "O"):
         h = held.get(key)
         if h and h["per_family"]:
             print(f"\n{key} per seizure family: " + ", ".join(

@@ -144,11 +144,9 @@ def draw_clinical_artifacts(
     list of Transient
         Kinds ``percussion``, ``pulse``, ``glossokinetic``.
     """
-    from rt_eeg.sim.variety import family_rngs
+    from rt_eeg.sim.variety import own_stream_presence
 
-    rngs = family_rngs(rng, tuple(CLINICAL_PRESENCE))
-    has = {f for f, p in CLINICAL_PRESENCE.items()
-           if (rngs[f].random() < p or f in variety.require) and variety.allows(f)}  # fmt: skip
+    rngs, has = own_stream_presence(rng, CLINICAL_PRESENCE, variety)
     out: list[Transient] = []
 
     def seed(r):

@@ -324,12 +324,10 @@ def draw_fresh_families(
     list of Transient
         Kinds ``hypnagogic``, ``mu``, ``lambda``, ``phantom_sw``, ``photic``.
     """
-    from rt_eeg.sim.variety import family_rngs
+    from rt_eeg.sim.variety import own_stream_presence
 
     tl, act = timeline, variety.activity
-    rngs = family_rngs(rng, tuple(FRESH_PRESENCE))
-    has = {f for f, p in FRESH_PRESENCE.items()
-           if (rngs[f].random() < p or f in variety.require) and variety.allows(f)}  # fmt: skip
+    rngs, has = own_stream_presence(rng, FRESH_PRESENCE, variety)
     if not artifacts:
         has.discard("photic")
     out: list[Transient] = []

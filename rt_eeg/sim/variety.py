@@ -173,6 +173,28 @@ def family_rngs(rng: np.random.Generator, names) -> dict:
     }
 
 
+def own_stream_presence(
+    rng: np.random.Generator, presence: dict[str, float], variety
+) -> tuple[dict, set]:
+    """Generators and presence of families drawn on a stream of their own.
+
+    One generator per family (:func:`family_rngs`), and each family's first draw decides
+    whether the recording holds it (chance ``presence[name]``, or for sure when in
+    ``variety.require``); a family ``variety`` does not allow is never present.
+
+    Returns
+    -------
+    rngs : dict of str -> np.random.Generator
+        Each family's generator, after its presence draw.
+    has : set of str
+        The families present.
+    """
+    rngs = family_rngs(rng, tuple(presence))
+    has = {f for f, p in presence.items()
+           if (rngs[f].random() < p or f in variety.require) and variety.allows(f)}  # fmt: skip
+    return rngs, has
+
+
 def families_present(plan, timeline, transients, faults, ecg_on: bool, line_on: bool) -> list[str]:
     """Families a generated recording holds, in :data:`FAMILIES` order.
 
