@@ -346,6 +346,13 @@ def load_postprocess_config(
     path = Path(model_dir) / "postprocess.toml"
     if not path.is_file():
         return PostprocessConfig()
+    return read_postprocess_toml(path)
+
+
+def read_postprocess_toml(path: str | os.PathLike) -> PostprocessConfig:
+    """A postprocess TOML file anywhere (a model's, or a candidate's), validated; an
+    RtEegError naming the file when it is not one."""
+    path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
         _check_postprocess(data)

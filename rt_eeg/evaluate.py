@@ -323,10 +323,8 @@ def tune(
     the same: most sensitive within the target, then earliest median onset, then fewest false
     alarms (or, when none meets the target, the fewest false alarms).
     """
-    trials = []
     configs = default_grid(base) if configs is None else configs
-    for cfg in configs:
-        trials.append(trial_for(cfg, refs, stored))
+    trials = [trial_for(cfg, refs, stored) for cfg in configs]
     return configs[choose_trial(trials, target_fa_per_24h)], trials
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rt_eeg.config import load_postprocess_config
+from rt_eeg.config import load_postprocess_config, read_postprocess_toml
 from rt_eeg.errors import RtEegError
 from rt_eeg.features import FeatureConfig
 from rt_eeg.io.annotations import read_csv_bi
@@ -285,10 +285,8 @@ def main(argv=None) -> int:
 
 
 def _config(args) -> PostprocessConfig:
-    import tomllib
-
     if args.post:
-        cfg = PostprocessConfig.from_dict(tomllib.loads(Path(args.post).read_text()))
+        cfg = read_postprocess_toml(args.post)
     else:
         cfg = load_postprocess_config(args.model)
     changes = {}

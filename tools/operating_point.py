@@ -38,11 +38,9 @@ import sys
 import time
 from pathlib import Path
 
-import tomllib
 from postprocess_candidates import full_figures, load_corpus
 
-from rt_eeg.config import _check_postprocess as check_postprocess
-from rt_eeg.config import load_postprocess_config
+from rt_eeg.config import load_postprocess_config, read_postprocess_toml
 from rt_eeg.errors import RtEegError
 from rt_eeg.evaluate import choose_trial, trial_for
 from rt_eeg.io.atomic import write_json_atomic, write_text_atomic
@@ -60,16 +58,6 @@ def strict_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
     return [base.replace(threshold_on=th, threshold_off=round(th * 0.5, 4), onset_epochs=onset,
                          top_k=k, rise_delta=rise)
             for th, onset, k, rise in grid]  # fmt: skip
-
-
-def read_postprocess_toml(path: str) -> PostprocessConfig:
-    """A postprocess TOML anywhere (not only a model folder's); RtEegError naming the file."""
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8-sig"))
-        check_postprocess(data)
-        return PostprocessConfig.from_dict(data)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError, TypeError) as err:
-        raise RtEegError(f"invalid postprocess parameters ({err})", path) from None
 
 
 def _spec(text: str, what: str) -> tuple[str, str, str]:
