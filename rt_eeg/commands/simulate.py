@@ -48,6 +48,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="LIST",
         help="comma list of families or groups never to draw (held out)",
     )
+    parser.add_argument(
+        "--generator",
+        default="rt_eeg",
+        metavar="NAME",
+        help="signal model: rt_eeg (default, the families above) or an independently written "
+        "one (nmm, spec, dip, atlas; see README 'Independent generators'), which draws its "
+        "own signal at the planner's seizure times",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="worker processes (independent generators only)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -56,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
     from rt_eeg.sim import corpus
     from rt_eeg.sim.families import resolve_families
 
+    if args.generator != "rt_eeg":
+        return _run_independent(args)
     families = resolve_families(args.families, args.exclude_families)
 
     if args.sample and (args.families or args.exclude_families):
@@ -107,6 +120,48 @@ def run(args: argparse.Namespace) -> int:
     if s["families"]:
         print(
             "seizure families: " + ", ".join(f"{k} {v}" for k, v in sorted(s["families"].items()))
+        )
+    print(f"generated in {s['wall_s']:.1f} s: {s['x_realtime']:.0f}x real time")
+    return 0
+
+
+def _run_independent(args: argparse.Namespace) -> int:
+    """``rt-eeg simulate --generator NAME``: a corpus of an independently written generator."""
+    from rt_eeg.errors import RtEegError
+    from rt_eeg.xsim import corpus as xcorpus
+
+    for flag, value in (("--families", args.families), ("--exclude-families",
+                        args.exclude_families), ("--sample", args.sample)):  # fmt: skip
+        if value:
+            raise RtEegError(f"{flag} applies to the rt_eeg generator only, not {args.generator!r}")
+    if args.workers < 1:
+        raise RtEegError(f"--workers {args.workers} must be at least 1")
+    if args.sfreq is not None and (args.sfreq < 100 or args.sfreq != int(args.sfreq)):
+        raise RtEegError(f"--sfreq {args.sfreq} must be a whole number of Hz, at least 100")
+    try:
+        if args.from_annotations is not None:
+            jobs = xcorpus.plan_xfrom_annotations(args.generator, args.from_annotations, args.seed)
+        else:
+            jobs = xcorpus.plan_xcorpus(args.generator, args.hours, args.patients, args.seed,
+                                        sfreq=args.sfreq and int(args.sfreq),
+                                        montage=args.montage)  # fmt: skip
+    except ValueError as err:
+        raise RtEegError(str(err)) from None
+    try:
+        s = xcorpus.write_xjobs(args.out, jobs, workers=args.workers,
+                                progress=not args.no_progress)  # fmt: skip
+    except OSError as err:
+        raise RtEegError(
+            f"cannot write the corpus ({err.strerror or err})", err.filename or args.out
+        ) from None
+    print(
+        f"wrote {s['files']} recordings of {s['patients']} patients to {s['out']}/edf with "
+        f"generator {s['generator']}: {s['hours']:.2f} h, {s['seizures']} seizures in "
+        f"{s['files_with_seizures']} files"
+    )
+    if s["seizure_types"]:
+        print(
+            "seizure types: " + ", ".join(f"{k} {v}" for k, v in sorted(s["seizure_types"].items()))
         )
     print(f"generated in {s['wall_s']:.1f} s: {s['x_realtime']:.0f}x real time")
     return 0

@@ -84,7 +84,7 @@ def split_patients(ids: list[str], rng: np.random.Generator) -> dict[str, str]:
     return out
 
 
-def _draw_durations(total_s: int, rng: np.random.Generator) -> list[int]:
+def draw_durations(total_s: int, rng: np.random.Generator) -> list[int]:
     """Recording lengths (whole seconds) summing to ``total_s``: mostly 5-30 min, a few
     an hour or more, as in TUSZ."""
     out: list[int] = []
@@ -182,7 +182,7 @@ def plan_corpus(
         fav_mont = str(prng.choice(monts, p=mont_p))
         year = int(prng.integers(2002, 2015))
         session, token, left_in_session = 0, 0, 0
-        for dur in _draw_durations(int(secs[pi]), prng):
+        for dur in draw_durations(int(secs[pi]), prng):
             if left_in_session == 0:
                 session += 1
                 token = 0
@@ -218,7 +218,7 @@ def plan_corpus(
 _SESSION_RE = re.compile(r"^s\d{3}_(\d{4})$")
 
 
-def _seizure_events(ann: Annotation) -> list[tuple[float, float, str]]:
+def seizure_events(ann: Annotation) -> list[tuple[float, float, str]]:
     """Merged seizure intervals (start, stop, label) of an annotation's TERM events."""
     evs = sorted((e.start, e.stop, e.label) for e in ann.events if e.label in SEIZURE_LABELS)
     out: list[list] = []
@@ -263,7 +263,7 @@ def _onsets_from_channels(ann: Annotation, start: float, stop: float):
     return onsets, (label if label != "seiz" else None)
 
 
-def _montage_of(rel: Path, labels: list[str] | None) -> str:
+def montage_of(rel: Path, labels: list[str] | None) -> str:
     for part in reversed(rel.parts[:-1]):
         if part in MONTAGES:
             return part
@@ -278,7 +278,7 @@ def _montage_of(rel: Path, labels: list[str] | None) -> str:
     return "01_tcp_ar"
 
 
-def _edf_header(path: Path):
+def edf_header_summary(path: Path):
     """(labels, rates, signal headers, start datetime, eeg rate) of a real EDF, or None."""
     import pyedflib
 
@@ -348,18 +348,18 @@ def plan_from_annotations(
         csv = f.with_suffix(".csv")
         per_channel = read_csv(csv) if csv.exists() else None
         edf = f.with_suffix(".edf")
-        header = _edf_header(edf) if edf.exists() else None
+        header = edf_header_summary(edf) if edf.exists() else None
         duration = ann.duration
         if duration is None:
             raise RtEegError("no '# duration' header and no events: length unknown", f)
         duration = max(1, int(round(duration)))
-        montage = _montage_of(rel, header[0] if header else None)
+        montage = montage_of(rel, header[0] if header else None)
         if header:
             sfreq = header[4]
         else:
             sfreq = float(prng.choice(list(SFREQS), p=list(SFREQS.values())))
         specs = []
-        for a, b, lab in _seizure_events(ann):
+        for a, b, lab in seizure_events(ann):
             a, b = max(0.0, a), min(float(duration), b)
             if b - a <= 0:
                 continue
