@@ -46,7 +46,7 @@ from rt_eeg.xsim.base import ELECTRODES, Rendered
 GENERATORS: tuple[str, ...] = ("nmm", "spec", "dip", "atlas")
 
 #: EDF physical range of the EEG signals (microvolts), as TUH files carry it.
-PHYS_MAX = 4999.847
+PHYS_MAX = 4999.84
 
 
 def load_generator(name: str) -> ModuleType:
