@@ -226,6 +226,8 @@ def movement(rng, out, sfreq, t0, dur, uv, events, with_emg=True) -> None:
     env = burst_envelope(n, min(0.3 / dur, 0.4), "tukey")
     i0 = int(round(t0 * sfreq))
     m = min(n, out.shape[1] - i0)
+    if m <= 0:  # an event time drawn at the very end of the recording
+        return
     out[:, i0 : i0 + m] += (uv * topo[:, None] * x[:, :m] * env[None, :m]).astype(np.float32)
     if with_emg:
         g = str(rng.choice(["temporalis", "frontalis", "neck"]))
