@@ -8,6 +8,8 @@ Reads what ``tools/make_default_model.sh`` produced under ``--work``:
 - ``eval_O/report.json``: the training families on patients never seen (own distribution);
 - ``eval_R/report.json``: the fresh REPORT2 families (no corpus that trains, selects or tunes
   holds them);
+- ``eval_XS``, ``eval_XR``, ``eval_XRB``: corpora of the independently written generators
+  (``rt_eeg/xsim``): SELECT (nmm) and REPORT (atlas; XRB at real TUSZ seizure times);
 - ``tools/results/real_checks_<model>.json``: real EEG (``tools/real_checks.py``).
 
 Per seizure family, OVLP sensitivity is computed from each recording's
@@ -40,6 +42,10 @@ ROLES = {
     "U2": "REPORT families, another seed (unseen in training and in every choice)",
     "R": "REPORT2: the fresh families (hypnagogic, mu, lambda, phantom 6 Hz spike-wave, photic) "
          "with REPORT seizures; held out of everything",
+    "XS": "SELECT generator nmm (written independently; early stopping, the choice and, with "
+          "S + S2, the operating point)",
+    "XR": "REPORT generator atlas (written independently; used for nothing else)",
+    "XRB": "REPORT generator atlas at the real TUSZ v2 sample's seizure times, rates and montages",
 }
 
 
@@ -75,10 +81,16 @@ def per_family(report: dict) -> dict:
     for row in report.get("recordings", []):
         edf = Path(row["edf"])
         side = edf.with_suffix(".families.json")
+        xside = edf.with_suffix(".xsim.json")  # an independent generator's seizure types
         ref_path = edf.with_suffix(".csv_bi")
-        if not side.is_file() or not ref_path.is_file() or not Path(row.get("csv_bi", "")).is_file():
+        if not (side.is_file() or xside.is_file()) or not ref_path.is_file():
             continue
-        names = json.loads(side.read_text("utf-8")).get("seizure", [])
+        if not Path(row.get("csv_bi", "")).is_file():
+            continue
+        if side.is_file():
+            names = json.loads(side.read_text("utf-8")).get("seizure", [])
+        else:
+            names = [sz[2] for sz in json.loads(xside.read_text("utf-8")).get("seizures", [])]
         refs = [e for e in read_annotation(ref_path).events if e.label != "bckg"]
         hyps = [e for e in read_csv_bi(row["csv_bi"]).events if e.label == "seiz"]
         for name, r in zip(names, sorted(refs, key=lambda e: e.start), strict=False):
