@@ -98,7 +98,9 @@ def test_written_corpus_reads_as_tusz(tmp_path, generator):
         x = rec.read()
         assert np.all(np.isfinite(x)) and 1.0 < float(np.std(x)) < 500.0
         got = _seizures(edf.with_suffix(".csv_bi"))
-        assert np.allclose(np.ravel(got), np.ravel(j.seizures), atol=1e-3) and len(got) == len(j.seizures)
+        assert np.allclose(np.ravel(got), np.ravel(j.seizures), atol=1e-3) and len(got) == len(
+            j.seizures
+        )
         side = json.loads(edf.with_suffix(".xsim.json").read_text())
         assert side["generator"] == generator and len(side["seizures"]) == len(j.seizures)
     write_xjobs(tmp_path / "b", jobs[:1], progress=False)
@@ -137,3 +139,70 @@ def test_cli_writes_a_corpus_with_workers(tmp_path, capsys):
     assert "with generator spec: 0.20 h" in text
     edfs = sorted(out.rglob("*.edf"))
     assert edfs and all(e.with_suffix(".csv_bi").exists() for e in edfs)
+
+
+# --------------------------------------------------------------------------------------------
+# per-channel labels read off the signal (rt_eeg.xsim.labels)
+
+
+def _tcp_with_seizure(seed=0, fs=250, dur=300, a=150.0, b=200.0, chans=(3, 4, 5), late=(6, 5.0),
+                      gain=4.0):  # fmt: skip
+    from scipy.signal import lfilter
+
+    rng = np.random.default_rng(seed)
+    # EEG-like (red) background: most of its line length is slow, as in real EEG
+    x = lfilter([1.0], [1.0, -0.97], rng.standard_normal((dur * fs, 22)), axis=0) * 3.0
+    t = np.arange(dur * fs) / fs
+    sz = np.sin(2 * np.pi * 5.0 * t) * 10.0 * gain
+    for j in chans:
+        m = (t >= a) & (t < b)
+        x[m, j] += sz[m]
+    j, lag = late
+    m = (t >= a + lag) & (t < b)
+    x[m, j] += sz[m]
+    return x
+
+
+def test_channel_labels_find_the_involved_channels_and_their_spread():
+    from rt_eeg.montage import TCP_22
+    from rt_eeg.xsim.labels import channel_events
+
+    x = _tcp_with_seizure()
+    evs = channel_events(x, 250.0, list(TCP_22), [(150.0, 200.0)], 300.0)
+    seiz = {e.channel: (e.start, e.stop) for e in evs if e.label == "seiz"}
+    assert set(seiz) == {TCP_22[j] for j in (3, 4, 5, 6)}
+    first = [seiz[TCP_22[j]][0] for j in (3, 4, 5)]
+    assert min(first) == 150.0 and max(first) <= 152.0
+    assert 154.0 <= seiz[TCP_22[6]][0] <= 157.0  # spread 5 s later
+    assert all(s[1] == 200.0 for s in seiz.values())
+    # every channel covered exactly once from 0 to the end
+    for ch in TCP_22:
+        mine = sorted((e.start, e.stop) for e in evs if e.channel == ch)
+        assert mine[0][0] == 0.0 and mine[-1][1] == 300.0
+        assert all(p[1] == q[0] for p, q in zip(mine, mine[1:], strict=False))
+
+
+def test_a_subtle_seizure_still_lands_on_its_strongest_channels():
+    from rt_eeg.montage import TCP_22
+    from rt_eeg.xsim.labels import MIN_CHANNELS, channel_events
+
+    x = _tcp_with_seizure(gain=2.0, chans=(10, 11), late=(12, 1.0))  # ratio about 1.2
+    evs = channel_events(x, 250.0, list(TCP_22), [(150.0, 200.0)], 300.0)
+    seiz = {e.channel for e in evs if e.label == "seiz"}
+    assert len(seiz) == MIN_CHANNELS and seiz <= {TCP_22[j] for j in (10, 11, 12)}
+
+
+def test_written_recordings_carry_per_channel_labels_the_store_reads(tmp_path):
+    from rt_eeg.store import channel_labels
+
+    job = next(j for j in plan_xcorpus("dip", 2.0, 2, seed=3) if j.seizures)
+    a, b = job.seizures[0]
+    job = replace(job, duration=int(b) + 60, seizures=((a, b),))
+    write_xjobs(tmp_path, [job], progress=False)
+    edf = tmp_path / "edf" / job.rel
+    rec = open_recording(edf)
+    lab = channel_labels(edf, edf.with_suffix(".csv_bi"), rec.ch_names, int(rec.duration))
+    per_epoch = lab.sum(axis=1)
+    assert per_epoch[: int(a) - 1].max() == 0 and per_epoch[int(b) + 1 :].max() == 0
+    inside = per_epoch[int(a) + 1 : int(b) - 1]
+    assert inside.min() >= 1  # every seizure epoch is on some channel

@@ -6,8 +6,9 @@ the signal holds. The planner is shared by every generator and by no signal mode
 corpus of another generator differs only in its signal.
 
 ``OUT/edf/{train,dev,eval}/<patient>/<session>/<montage>/<patient>_<session>_<token>.edf``
-with ``.csv_bi`` (TERM seizures and background) and ``.xsim.json`` (generator, the seizure
-types it chose, the other events it drew) beside each EDF. Everything is a pure function of
+with ``.csv_bi`` (TERM seizures and background), ``.csv`` (per-channel labels read off the
+signal: :mod:`rt_eeg.xsim.labels`) and ``.xsim.json`` (generator, the seizure types it chose,
+the other events it drew) beside each EDF. Everything is a pure function of
 the generator, its arguments and the seed.
 """
 
@@ -41,6 +42,7 @@ from rt_eeg.sim.corpus import (
     split_patients,
 )
 from rt_eeg.xsim.base import ELECTRODES, Rendered
+from rt_eeg.xsim.labels import label_recording
 
 #: The independently written generators (module ``rt_eeg.xsim.gen_<name>``).
 GENERATORS: tuple[str, ...] = ("nmm", "spec", "dip", "atlas")
@@ -274,7 +276,8 @@ def eeg_signals(eeg: np.ndarray, montage: str) -> tuple[list[str], np.ndarray]:
 
 
 def write_xjob(out: str | os.PathLike, job: XJob) -> dict:
-    """Render and write one recording: EDF+, ``.csv_bi`` and ``.xsim.json`` (atomically).
+    """Render and write one recording: EDF+, ``.csv_bi``, ``.csv`` and ``.xsim.json``
+    (each atomically).
 
     Returns
     -------
@@ -317,6 +320,7 @@ def write_xjob(out: str | os.PathLike, job: XJob) -> dict:
     }  # fmt: skip
     with atomic_path(path.with_suffix(".xsim.json"), suffix=".json") as tmp:
         tmp.write_text(json.dumps(doc) + "\n")
+    label_recording(path)  # per-channel labels, read off the signal
     return {"seizure_types": list(rendered.seizure_types),
             "events": Counter(str(k) for _a, _b, k in rendered.events)}  # fmt: skip
 
