@@ -1,0 +1,1 @@
+"""Modules of the ``simple`` generator; its entry module is :mod:`rt_eeg.xsim.gen_simple`."""
