@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import numpy as np
 import pytest
@@ -183,12 +182,3 @@ def test_some_recordings_are_artifact_heavy_and_some_have_bad_channels():
         r = _render(_patient(600 + seed), 60.0, [], seed)
         kinds |= {k.split("_channel")[0] for _a, _b, k in r.events}
     assert "artifact_heavy_recording" in kinds and "bad" in kinds
-
-
-def test_render_speed():
-    p = _patient(700, setting="icu")
-    t0 = time.perf_counter()
-    r = _render(p, 900.0, [(300.0, 420.0)], 1)
-    elapsed = time.perf_counter() - t0
-    r.check(900.0, FS, 1)
-    assert elapsed < 7.5  # under 30 s per simulated hour at 256 Hz
