@@ -10,9 +10,9 @@ from pathlib import Path
 
 from rt_eeg.errors import RtEegError
 
-HELP = "run the benchmarks in tools/ (features, decoder, pipeline, monitor, evaluate) and collect their JSON"
+HELP = "run the benchmarks in tools/ (features, decoder, pipeline, monitor, evaluate, xsim) and collect their JSON"
 ROOT = Path(__file__).resolve().parents[2]
-NAMES = ("features", "decoder", "pipeline", "live", "monitor", "evaluate")
+NAMES = ("features", "decoder", "pipeline", "live", "monitor", "evaluate", "xsim")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
