@@ -315,17 +315,57 @@ def default_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
 
 def tune(
     base: PostprocessConfig, refs, stored, target_fa_per_24h: float,
-    configs: list[PostprocessConfig] | None = None,
+    configs: list[PostprocessConfig] | None = None, *, workers: int = 1, progress: bool = False,
 ) -> tuple[PostprocessConfig, list[dict]]:
     """Grid search for the most sensitive configuration within the false-alarm target.
 
     ``configs`` replaces :func:`default_grid` (e.g. postprocessor candidates); the choice is
     the same: most sensitive within the target, then earliest median onset, then fewest false
-    alarms (or, when none meets the target, the fewest false alarms).
+    alarms (or, when none meets the target, the fewest false alarms). ``workers`` > 1 scores
+    the configurations on forked processes (:func:`run_trials`); the trials are the same.
     """
     configs = default_grid(base) if configs is None else configs
-    trials = [trial_for(cfg, refs, stored) for cfg in configs]
+    trials = run_trials(configs, refs, stored, workers=workers, progress=progress)
     return configs[choose_trial(trials, target_fa_per_24h)], trials
+
+
+_TRIAL_POOL: tuple = ()  # (refs, stored) of a grid search, inherited by forked workers
+
+
+def _pooled_trial(cfg: PostprocessConfig) -> dict:
+    return trial_for(cfg, *_TRIAL_POOL)
+
+
+def run_trials(configs, refs, stored, *, workers: int = 1, progress: bool = False) -> list[dict]:
+    """:func:`trial_for` of every configuration, in order, on ``workers`` forked processes
+    (the stored probabilities are shared copy-on-write, not sent to each task), with a
+    progress bar over configurations when ``progress``."""
+    import multiprocessing as mp
+
+    from tqdm import tqdm
+
+    global _TRIAL_POOL
+    _TRIAL_POOL = (refs, stored)
+    bar = tqdm(total=len(configs), unit="config", desc="tune", disable=not progress,
+               dynamic_ncols=True)  # fmt: skip
+    try:
+        if workers <= 1 or len(configs) < 2:
+            out = []
+            for c in configs:
+                out.append(_pooled_trial(c))
+                bar.update()
+            return out
+        from rt_eeg.lifetime import die_with_parent
+
+        with mp.get_context("fork").Pool(workers, initializer=die_with_parent) as pool:
+            out = []
+            for t in pool.imap(_pooled_trial, configs, chunksize=2):
+                out.append(t)
+                bar.update()
+            return out
+    finally:
+        bar.close()
+        _TRIAL_POOL = ()
 
 
 def trial_for(cfg: PostprocessConfig, refs, stored) -> dict:
@@ -561,7 +601,8 @@ def sweep_and_tune(items, out_dir, model_dir, *, base: PostprocessConfig, target
         raise RtEegError("no recording with a reference annotation to tune on")
     refs = [prepare_events(r) for r, _ in pairs]
     stored = load_probs(used)
-    best, trials = tune(base, refs, stored, target_fa)
+    best, trials = tune(base, refs, stored, target_fa, workers=workers or default_workers(),
+                        progress=progress)  # fmt: skip
     before, after = ovlp_for(base, refs, stored), ovlp_for(best, refs, stored)
     comment = (f"Tuned by rt-eeg evaluate --sweep on {len(pairs)} recordings for <= {target_fa} FA/24 h.\n"
                f"Before: {json.dumps(before)}\nAfter: {json.dumps(after)}")  # fmt: skip

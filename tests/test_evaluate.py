@@ -107,6 +107,9 @@ def test_sweep_and_latency_helpers():
     best, trials = tune(PostprocessConfig(), refs, stored, target_fa_per_24h=0.0)
     result = ovlp_for(best, refs, stored)
     assert result["sensitivity"] == 100 and result["fa_per_24h"] == 0 and len(trials) > 20
+    # forked workers score the same grid to the same trials and the same choice
+    best2, trials2 = tune(PostprocessConfig(), refs, stored, target_fa_per_24h=0.0, workers=2)
+    assert trials2 == trials and best2 == best
     hyp = Annotation(None, [Event(102.0, 170.0, "seiz")], 300.0)
     assert onset_latencies([(ref, hyp)], delay_s=0.5) == [pytest.approx(3.5)]
 

@@ -42,7 +42,7 @@ from postprocess_candidates import full_figures, load_corpus
 
 from rt_eeg.config import load_postprocess_config, read_postprocess_toml
 from rt_eeg.errors import RtEegError
-from rt_eeg.evaluate import choose_trial, trial_for
+from rt_eeg.evaluate import choose_trial, run_trials
 from rt_eeg.io.atomic import write_json_atomic, write_text_atomic
 from rt_eeg.postprocess import PostprocessConfig
 
@@ -67,41 +67,6 @@ def _spec(text: str, what: str) -> tuple[str, str, str]:
     if not (sep and sep2 and name and lst and ev):
         raise RtEegError(f"{what} {text!r}: expected NAME=LIST:EVAL_DIR")
     return name, lst, ev
-
-
-_POOL: tuple = ()  # (refs, stored) of the pool, inherited by forked workers
-
-
-def _trial(cfg: PostprocessConfig) -> dict:
-    return trial_for(cfg, *_POOL)
-
-
-def run_trials(configs, refs, stored, workers: int, progress: bool) -> list[dict]:
-    """:func:`rt_eeg.evaluate.trial_for` of every configuration, in order, on ``workers``
-    forked processes (the stored probabilities are shared, not copied per task)."""
-    import multiprocessing as mp
-
-    from tqdm import tqdm
-
-    global _POOL
-    _POOL = (refs, stored)
-    bar = tqdm(total=len(configs), unit="config", disable=not progress, dynamic_ncols=True)
-    try:
-        if workers <= 1:
-            out = []
-            for c in configs:
-                out.append(_trial(c))
-                bar.update()
-            return out
-        with mp.get_context("fork").Pool(workers) as pool:
-            out = []
-            for t in pool.imap(_trial, configs, chunksize=2):
-                out.append(t)
-                bar.update()
-            return out
-    finally:
-        bar.close()
-        _POOL = ()
 
 
 def _pool(corpora: dict[str, tuple]) -> tuple[list, list, list]:
@@ -160,7 +125,9 @@ def main(argv=None) -> int:
             trials, configs = [], dict(fixed)
         else:
             grid = strict_grid(today)
-            trials = run_trials(grid, pool[1], pool[2], args.workers, not args.quiet)
+            trials = run_trials(
+                grid, pool[1], pool[2], workers=args.workers, progress=not args.quiet
+            )
             configs = {"chosen": grid[choose_trial(trials, args.target_fa)]} | fixed
         figures = {
             name: ({"pool": full_figures(cfg, *pool)} if tuned else {})
