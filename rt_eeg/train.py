@@ -106,6 +106,10 @@ class TrainConfig:
         Candidates scored per mined sample.
     hard_margin_epochs : int
         Background within this many epochs of a seizure of the same recording is never mined.
+    keep : str
+        ``'best'``: the weights of the epoch with the lowest dev loss (early stopping after
+        ``patience``); ``'last'``: all ``epochs`` run and the final weights are kept (for a
+        dev loss too flat or noisy to choose an epoch; it is still logged every epoch).
     """
 
     arch: str = "frame_lstm"
@@ -126,6 +130,7 @@ class TrainConfig:
     hard_negatives: float = 0.0
     hard_pool: int = 4
     hard_margin_epochs: int = 10
+    keep: str = "best"
 
     def __post_init__(self) -> None:
         if self.arch not in ARCHITECTURES:
@@ -138,6 +143,8 @@ class TrainConfig:
             raise RtEegError(f"onset_weight must be >= 1, got {self.onset_weight}")
         if not 0.0 <= self.hard_negatives <= 1.0:
             raise RtEegError(f"hard_negatives must be in [0, 1], got {self.hard_negatives}")
+        if self.keep not in ("best", "last"):
+            raise RtEegError(f"keep must be 'best' or 'last', got {self.keep!r}")
         if self.hard_margin_epochs < 0:
             raise RtEegError(f"hard_margin_epochs must be >= 0, got {self.hard_margin_epochs}")
         for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units",
@@ -459,10 +466,13 @@ def train_from_store(
                     [v.copy() for v in model.get_weights()],
                     scores,
                 )
-            elif epoch - best[1] >= cfg.patience:
+            elif epoch - best[1] >= cfg.patience and cfg.keep == "best":
                 log(f"early stop: no dev improvement for {cfg.patience} epochs")
                 break
-        model.set_weights(best[2])
+        if cfg.keep == "best":
+            model.set_weights(best[2])
+        else:
+            best = (history[-1]["dev_balanced_bce"], len(history) - 1, None, scores)
 
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_path(out_dir / MODEL_FILE, suffix=".keras") as tmp:

@@ -417,3 +417,35 @@ def test_hard_negative_training_is_reproducible(store_and_recs, tmp_path):
     assert runs["a"]["train_config"]["hard_negatives"] == 0.5
     with pytest.raises(RtEegError, match="hard_negatives"):
         TrainConfig(hard_negatives=1.5)
+
+
+def test_keep_last_runs_every_epoch_and_keeps_the_final_weights(store_and_recs, tmp_path):
+    """keep='last' ignores early stopping and keeps the last epoch's weights; 'best' restores
+    the lowest dev loss; the same seed gives the same first epochs either way."""
+    from rt_eeg.features import FeatureConfig
+
+    store, _ = store_and_recs
+    cfg = dict(TINY, epochs=4, patience=1)
+    runs = {}
+    for keep in ("best", "last"):
+        runs[keep] = train_from_store(
+            store,
+            tmp_path / keep,
+            TrainConfig(seed=3, keep=keep, **cfg),
+            feature_config=FeatureConfig(),
+            device="cpu",
+            log=lambda _: None,
+        )
+    last, best = runs["last"], runs["best"]
+    assert last["epochs_run"] == 4 and last["best_epoch"] == 4
+    assert last["train_config"]["keep"] == "last"
+    n = best["epochs_run"]
+    assert [h["dev_balanced_bce"] for h in last["history"][:n]] == [
+        h["dev_balanced_bce"] for h in best["history"]
+    ]
+    bces = [h["dev_balanced_bce"] for h in best["history"]]
+    assert best["best_epoch"] == 1 + int(np.argmin(bces))
+    if best["best_epoch"] != 4:  # different epochs kept: different weights
+        assert last["weights_sha256"] != best["weights_sha256"]
+    with pytest.raises(RtEegError, match="keep"):
+        TrainConfig(keep="median")

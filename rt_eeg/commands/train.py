@@ -81,6 +81,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
     parser.add_argument("--patience", type=int, default=4, help="early-stopping patience (epochs)")
     parser.add_argument(
+        "--keep",
+        choices=("best", "last"),
+        default="best",
+        help="weights kept: best (lowest dev loss, early stopping; default) or last (all --epochs)",
+    )
+    parser.add_argument(
         "--samples-per-epoch", type=int, default=65536, help="balanced samples per training epoch"
     )
     parser.add_argument("--max-dev-samples", type=int, default=65536)
@@ -112,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         batch_size=args.batch_size,
         learning_rate=args.lr,
         patience=args.patience,
+        keep=args.keep,
         samples_per_epoch=args.samples_per_epoch,
         max_dev_samples=args.max_dev_samples,
         seed=args.seed if variants[0][4] is None or compare else variants[0][4],
