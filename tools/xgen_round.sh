@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The cross-generator round of 2026-11-25 (issue #12; protocol: tools/results/xgen_protocol.md).
+# Run from the repository root with the project's venv active, after tools/make_default_model.sh
+# has made the recipe's corpora (A, A3, B, S, S2, U, U2, O, R) in $WORK.
+#
+# Generators written independently of rt_eeg/sim (rt_eeg/xsim), roles drawn by lot:
+#   TRAIN dip (XT1), spec (XT2)   SELECT nmm (XS)   REPORT atlas (XR; XRB at real TUSZ times)
+# Candidates: K0 today's default; K1 the recipe retrained; K2 + XT1 + XT2 (dev S + XS);
+# K3 = K2 with 64 units; K4 = K2 without hard negatives; K6 = K2 trained exactly 6 epochs, the
+# last kept (amendment 3: K2's early stopping kept epoch 1). K5 (four generators) is next round. Each gets its operating point on the
+# SELECT pool S + S2 + XS (tools/operating_point.py, strict grid, 5 FA/24 h); the rule
+# (tools/choose_candidate.py) picks. REPORT corpora are scored, never used to choose.
+# About 3 h on 2 cores: 5 corpora ~35 min, one feature store ~40 min, training ~2 min per
+# variant, decoding the SELECT pool ~10 min and tuning ~12 min per candidate.
+set -euo pipefail
+WORK=${WORK:-/work/sim/recipe}
+SHARED=${SHARED:-../shared/data/tusz_v2_sample}
+J=${JOBS:-2}
+
+xsim() { [ -f "$1/.done" ] || { rt-eeg simulate --out "$@" --workers "$J" && touch "$1/.done"; }; }
+xsim "$WORK/XT1" --generator dip --hours 24 --patients 12 --seed 51
+xsim "$WORK/XT2" --generator spec --hours 24 --patients 12 --seed 52
+xsim "$WORK/XS" --generator nmm --hours 16 --patients 12 --seed 53
+xsim "$WORK/XR" --generator atlas --hours 16 --patients 12 --seed 54
+xsim "$WORK/XRB" --generator atlas --from-annotations "$SHARED" --seed 55
+for c in XT1 XT2 XS XR XRB; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
+cat "$WORK/train.list" "$WORK/XT1.list" "$WORK/XT2.list" > "$WORK/trainX.list"
+cat "$WORK/S.list" "$WORK/XS.list" > "$WORK/SXS.list"
+cat "$WORK/S.list" "$WORK/S2.list" "$WORK/XS.list" > "$WORK/SEL.list"
+
+# candidates (K0 is models/default as it stands; K1 is the recipe's own training)
+mkdir -p "$WORK/k0" && cp models/default/* "$WORK/k0/"
+rt-eeg train --corpus "$WORK/train.list" --dev-corpus "$WORK/S.list" --out "$WORK/k1" --seed 0 \
+  --arch frame_lstm:context:3:0.5 --store "$WORK/storeAB"
+rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k24" \
+  --seed 0 --arch frame_lstm:context:3:0.5,frame_lstm:context:3 --keep-variants --store "$WORK/storeX"
+cp -r "$WORK/k24/variants/frame_lstm-context-onset3-hn0.5" "$WORK/k2"
+cp -r "$WORK/k24/variants/frame_lstm-context-onset3" "$WORK/k4"
+rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k3" --seed 0 \
+  --arch frame_lstm:context:3:0.5 --units 64 --store "$WORK/storeX"
+rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k6" --seed 0 \
+  --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX"
+
+for k in k0 k1 k2 k3 k4 k6; do
+  rt-eeg evaluate --list "$WORK/SEL.list" --model "$WORK/$k" --out "$WORK/evalsel_$k" --workers "$J"
+  python tools/operating_point.py --model "$WORK/$k" --target-fa 5 --workers "$J" \
+    --tune SS="$WORK/SS.list:$WORK/evalsel_$k" --tune XS="$WORK/XS.list:$WORK/evalsel_$k" \
+    --out "$WORK/op_$k.json" --toml "$WORK/op_$k.toml"
+  python tools/real_checks.py --model "$WORK/$k" --no-bonn --out "$WORK/rc_$k.json"
+done
+python tools/choose_candidate.py --reference K0 \
+  --candidate K0="$WORK/op_k0.json:$WORK/rc_k0.json" \
+  --candidate K1="$WORK/op_k1.json:$WORK/rc_k1.json" \
+  --candidate K2="$WORK/op_k2.json:$WORK/rc_k2.json" \
+  --candidate K3="$WORK/op_k3.json:$WORK/rc_k3.json" \
+  --candidate K4="$WORK/op_k4.json:$WORK/rc_k4.json" \
+  --candidate K6="$WORK/op_k6.json:$WORK/rc_k6.json" \
+  --out tools/results/xgen_round1.json
+
+# REPORT, choosing nothing: the old default (K0) and the winner on every held-out corpus
+for c in U U2 O R XR XRB; do
+  rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/k0" --out "$WORK/evalK0_$c" --workers "$J"
+  rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/k6" --out "$WORK/eval_$c" --workers "$J"
+done
