@@ -160,9 +160,9 @@ def test_trainer_end_to_end_and_evaluate_reuses_probabilities(model_dir, tmp_pat
 
 def test_sweep_tunes_thresholds_over_the_learned_score(rng):
     """tune() keeps the weights in every candidate, returns them, and keeps them out of the trials."""
-    from rt_eeg.evaluate import default_grid, ovlp_for, tune
     from rt_eeg.io.annotations import Annotation, Event
     from rt_eeg.scoring.nedc import prepare_events
+    from rt_eeg.tuning import default_grid, ovlp_for, tune
 
     p = crafted(rng)
     stored = [{"epoch_starts": np.arange(300.0), "probs": p, "ch_names": CH, "duration": 300.0}]

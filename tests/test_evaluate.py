@@ -88,9 +88,10 @@ def test_dask_local_cluster_gives_the_same_hypotheses(corpus, model_dir, tmp_pat
 
 
 def test_sweep_and_latency_helpers():
-    from rt_eeg.evaluate import det_curve, onset_latencies, ovlp_for, tune
+    from rt_eeg.evaluate import onset_latencies
     from rt_eeg.io.annotations import Annotation
     from rt_eeg.scoring.nedc import prepare_events
+    from rt_eeg.tuning import det_curve, ovlp_for, tune
 
     ch = [f"C{i}" for i in range(4)]
     rng = np.random.default_rng(0)
@@ -113,6 +114,15 @@ def test_sweep_and_latency_helpers():
     hyp = Annotation(None, [Event(102.0, 170.0, "seiz")], 300.0)
     assert onset_latencies([(ref, hyp)], delay_s=0.5) == [pytest.approx(3.5)]
 
+
+
+def test_evaluate_re_exports_the_operating_point_search():
+    """The operating-point search moved to rt_eeg.tuning; the old imports still work."""
+    from rt_eeg import evaluate, tuning
+
+    for name in ("ovlp_for", "det_curve", "default_grid", "tune", "run_trials", "trial_for",
+                 "choose_trial", "plot_det"):  # fmt: skip
+        assert getattr(evaluate, name) is getattr(tuning, name), name
 
 @pytest.mark.timeout(300)
 def test_killed_evaluate_leaves_no_worker_behind(corpus, model_dir, tmp_path):

@@ -1,7 +1,7 @@
 """Trainer variants of the cross-channel scorer compared on SELECT (S) only (issue #12).
 
 Trains each variant with ``tools/train_cross_channel.py`` on the same C outputs, then tunes
-its onset threshold and onset epochs on S with :func:`rt_eeg.evaluate.tune` (the sweep's rule:
+its onset threshold and onset epochs on S with :func:`rt_eeg.tuning.tune` (the sweep's rule:
 most sensitive within ``--target-fa``, then earliest onset, then fewest false alarms) over a
 reduced grid (thresholds x onset epochs, hysteresis 0.5, no rising onset), and writes each
 variant's best S figures. REPORT (U) is not read. The winner then goes through the full
@@ -26,9 +26,9 @@ from pathlib import Path
 from postprocess_candidates import load_corpus
 
 from rt_eeg.config import read_toml
-from rt_eeg.evaluate import tune
 from rt_eeg.io.atomic import write_json_atomic
 from rt_eeg.postprocess import PostprocessConfig
+from rt_eeg.tuning import tune
 
 VARIANTS = {"T8_m4_h16_ow4": [], "ow1": ["--onset-weight", "1"], "T4": ["--window", "4"],
             "h8_e20": ["--hidden", "8", "--epochs", "20"]}  # fmt: skip

@@ -4,7 +4,7 @@ The model is fixed; only the postprocessor changes. It re-runs the postprocessor
 per-recording probabilities ``rt-eeg evaluate`` stored (``NAME.probs.npz``):
 
 - every ``--tune NAME=LIST:EVAL`` corpus is pooled, and the configuration is chosen on the
-  pool by :func:`rt_eeg.evaluate.tune`'s rule (:func:`rt_eeg.evaluate.choose_trial`) (most sensitive within ``--target-fa``, then
+  pool by :func:`rt_eeg.tuning.tune`'s rule (:func:`rt_eeg.tuning.choose_trial`) (most sensitive within ``--target-fa``, then
   earliest median onset, then fewest false alarms) over :func:`strict_grid`: the sweep's
   grid widened to stricter thresholds (0.999-0.9998) and longer confirmations (5 epochs),
   where the low-false-alarm points of a decoder trained under a 50/50 prior lie;
@@ -42,9 +42,9 @@ from postprocess_candidates import full_figures, load_corpus
 
 from rt_eeg.config import load_postprocess_config, read_postprocess_toml
 from rt_eeg.errors import RtEegError
-from rt_eeg.evaluate import choose_trial, run_trials
 from rt_eeg.io.atomic import write_json_atomic, write_text_atomic
 from rt_eeg.postprocess import PostprocessConfig
+from rt_eeg.tuning import choose_trial, run_trials
 
 #: Thresholds, confirmation epochs, top-k, hysteresis ratio, rising-score onset.
 STRICT_THRESHOLDS = (0.98, 0.99, 0.995, 0.998, 0.999, 0.9995, 0.9998)
@@ -52,7 +52,7 @@ STRICT_ONSETS = (1, 2, 3, 4, 5)
 
 
 def strict_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
-    """The sweep's grid (:func:`rt_eeg.evaluate.default_grid`) with stricter thresholds and
+    """The sweep's grid (:func:`rt_eeg.tuning.default_grid`) with stricter thresholds and
     confirmations: 7 thresholds x 5 onsets x top-k (2, 4) x off ratio 0.5 x rise (0, 0.3)."""
     grid = itertools.product(STRICT_THRESHOLDS, STRICT_ONSETS, (2, 4), (0.0, 0.3))
     return [base.replace(threshold_on=th, threshold_off=round(th * 0.5, 4), onset_epochs=onset,

@@ -4,7 +4,7 @@ Re-runs only the postprocessor on the per-recording probabilities ``rt-eeg evalu
 (``NAME.probs.npz``) for two corpora of the recipe (``tools/make_default_model.sh``):
 
 - **S** (SELECT families) chooses. Every candidate grid goes through the sweep's own choice,
-  :func:`rt_eeg.evaluate.tune` (most sensitive within ``--target-fa``, then earliest median
+  :func:`rt_eeg.tuning.tune` (most sensitive within ``--target-fa``, then earliest median
   onset, then fewest false alarms), over the union of: the grid ``--sweep`` uses today,
   dual-threshold onsets (``early_threshold``/``early_epochs``/``early_rise``) and a minimum
   spatial extent (``min_channels``/``channel_level``) around high thresholds.
@@ -37,7 +37,7 @@ import numpy as np
 
 from rt_eeg.config import load_postprocess_config
 from rt_eeg.errors import RtEegError
-from rt_eeg.evaluate import default_grid, onset_latencies, ovlp_for, tune
+from rt_eeg.evaluate import onset_latencies
 from rt_eeg.features import FeatureConfig
 from rt_eeg.io.annotations import Annotation, read_csv_bi
 from rt_eeg.io.atomic import write_json_atomic, write_text_atomic
@@ -48,6 +48,7 @@ from rt_eeg.postprocess import (
     postprocess_recording,
 )
 from rt_eeg.scoring.nedc import prepare_events
+from rt_eeg.tuning import default_grid, ovlp_for, tune
 
 
 def load_corpus(list_path: str, eval_dir: str) -> tuple[list, list, list]:
@@ -103,7 +104,7 @@ def full_figures(cfg: PostprocessConfig, anns, refs, stored) -> dict:
 
 
 def _rank(t: dict) -> tuple:
-    """:func:`rt_eeg.evaluate.tune`'s order: sensitivity, then earliest onset, then fewest FA."""
+    """:func:`rt_eeg.tuning.tune`'s order: sensitivity, then earliest onset, then fewest FA."""
     lat = t.get("latency_median_s")
     return (t["sensitivity"] or 0.0, -(lat if lat is not None else 1e9), -t["fa_per_24h"])
 
