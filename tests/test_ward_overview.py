@@ -372,3 +372,11 @@ def test_an_ack_the_service_never_confirms_gives_the_button_back(qapp):
     button = win.banner.buttons["A1"]
     assert button.isEnabled() and button.text() == "Acknowledge"
     win.close()
+
+
+def test_overview_re_exports_its_widgets():
+    """The tile and banner widgets moved to overview_widgets; the old imports still work."""
+    from rt_eeg.ward import overview, overview_widgets
+
+    for name in ("BedTile", "AlarmBanner", "BANNER_STYLE"):
+        assert getattr(overview, name) is getattr(overview_widgets, name), name

@@ -4,6 +4,7 @@
 process per bed (source + features + postprocessor, :mod:`rt_eeg.ward.bed`), one decoder
 process for every bed (:mod:`rt_eeg.ward.batcher`), a control socket
 (:mod:`rt_eeg.ward.control`), the ward status publisher (:mod:`rt_eeg.ward.status`) and the
-alarms (:mod:`rt_eeg.ward.alarms`). Qt is imported only by :mod:`rt_eeg.ward.overview`; the
-other modules stay Qt-free. See ``docs/architecture.md``.
+alarms (:mod:`rt_eeg.ward.alarms`). Qt is imported only by :mod:`rt_eeg.ward.overview` and
+its widgets (:mod:`rt_eeg.ward.overview_widgets`); the other modules stay Qt-free. See
+``docs/architecture.md``.
 """
