@@ -19,7 +19,12 @@ SEIZ or BCKG with a confidence:
    at a lower level when the score jumped there, instead of waiting ``onset_epochs`` at the
    strict one). Every onset path also needs a minimum spatial extent: at least
    ``min_channels`` channels whose smoothed probability is ``>= channel_level`` (the defaults,
-   1 channel at 0, always hold).
+   1 channel at 0, always hold). With ``adapt_epochs > 0`` every onset path also needs the
+   epoch to stand out from **this recording's own recent background**: the logit of its score
+   must exceed the ``adapt_quantile`` of the logits of the last ``adapt_epochs`` epochs decided
+   BCKG by ``adapt_margin`` (inactive until ``adapt_min_epochs`` such epochs are held; epochs
+   decided SEIZ never enter). A patient whose background often scores near the threshold must
+   then show more than usual to raise an alarm; a quiet one needs only the threshold.
 3. **Hold and minimum duration.** Once in a seizure, the decision stays SEIZ until the mean
    score over the last ``offset_epochs`` epochs falls below ``threshold_off`` (lower than
    ``threshold_on``) and the event has lasted ``min_duration_epochs``. Using a mean rather
@@ -33,13 +38,15 @@ onset, plus the feature lookahead (``FeatureConfig`` delay): with the defaults, 
 ``onset_epochs`` and ``onset_epochs + 1`` seconds after the true onset plus that delay.
 
 Gaps (a restart, missing data) are explicit: :meth:`Postprocessor.gap` marks epochs 'na'
-(not analysed) and resets the state, so nothing unanalysed is ever reported as background.
+(not analysed) and resets the state, so nothing unanalysed is ever reported as background
+(the patient-relative gate's background memory restarts too, and warms up again).
 Offline (:func:`postprocess_recording`) runs the very same object over the array of epochs,
 so offline and online decisions are identical by construction.
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from collections import deque
 from dataclasses import dataclass
@@ -98,6 +105,15 @@ class PostprocessConfig:
         above ``channel_level`` (1 with ``channel_level`` 0: no constraint).
     channel_level : float
         Level of the spatial-extent test.
+    adapt_epochs : int
+        Patient-relative onset gate: background epochs (decided BCKG) whose score logits are
+        kept (0 disables the gate).
+    adapt_quantile : float
+        Quantile of those logits the epoch's score logit must exceed (nearest rank, 0..1).
+    adapt_margin : float
+        By how much (logit units) it must exceed it.
+    adapt_min_epochs : int
+        Background epochs needed before the gate acts (until then, the threshold alone).
     cross_channel : CrossChannelConfig or None
         A learned cross-channel scorer (:mod:`rt_eeg.cross_channel`) whose output replaces
         the top-k mean as the epoch's score; None (the default): the top-k mean.
@@ -121,6 +137,10 @@ class PostprocessConfig:
     early_rise: float = 0.0
     min_channels: int = 1
     channel_level: float = 0.0
+    adapt_epochs: int = 0
+    adapt_quantile: float = 0.9
+    adapt_margin: float = 0.0
+    adapt_min_epochs: int = 60
     cross_channel: CrossChannelConfig | None = None
 
     def __post_init__(self):
@@ -135,6 +155,19 @@ class PostprocessConfig:
         for name in ("early_threshold", "early_rise", "channel_level"):
             if not 0 <= getattr(self, name) <= 1:
                 problems.append(f"{name} must be within 0..1 (got {getattr(self, name)})")
+        if self.adapt_epochs < 0:
+            problems.append(f"adapt_epochs must be >= 0 (got {self.adapt_epochs})")
+        if not 0 <= self.adapt_quantile <= 1:
+            problems.append(f"adapt_quantile must be within 0..1 (got {self.adapt_quantile})")
+        if not 0 <= self.adapt_margin <= 20:
+            problems.append(
+                f"adapt_margin must be within 0..20 logit units (got {self.adapt_margin})"
+            )
+        if self.adapt_epochs and not 1 <= self.adapt_min_epochs <= self.adapt_epochs:
+            problems.append(
+                f"adapt_min_epochs must be within 1..adapt_epochs ({self.adapt_epochs}) "
+                f"(got {self.adapt_min_epochs})"
+            )
         if not 0 < self.threshold_off <= self.threshold_on <= 1:
             problems.append(
                 f"need 0 < threshold_off ({self.threshold_off}) <= threshold_on ({self.threshold_on}) <= 1"
@@ -161,9 +194,13 @@ class PostprocessConfig:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict:
-        """Plain values (TOML/JSON); ``cross_channel`` only when set, so a config without it
-        writes exactly what it did before the field existed."""
+        """Plain values (TOML/JSON); ``cross_channel`` only when set and the ``adapt_*`` gate
+        only when any of it differs from the defaults, so a config without them writes
+        exactly what it did before those fields existed."""
         d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if all(d[k] == _ADAPT_DEFAULTS[k] for k in _ADAPT_DEFAULTS):
+            for k in _ADAPT_DEFAULTS:
+                del d[k]
         cc = d.pop("cross_channel")
         if cc is not None:
             d["cross_channel"] = cc.to_dict()
@@ -180,6 +217,17 @@ class PostprocessConfig:
         if cc is not None and not isinstance(cc, CrossChannelConfig):
             d["cross_channel"] = CrossChannelConfig.from_dict(cc)
         return cls(**d)
+
+
+_ADAPT_DEFAULTS = {
+    f.name: f.default for f in dataclasses.fields(PostprocessConfig) if f.name.startswith("adapt_")
+}
+
+
+def _logit(p: float) -> float:
+    """Logit of a score, clipped so that 0 and 1 stay finite."""
+    p = min(max(p, 1e-7), 1.0 - 1e-7)
+    return float(np.log(p / (1.0 - p)))
 
 
 @dataclass(frozen=True)
@@ -253,6 +301,31 @@ class Postprocessor:
         self._event_scores: list[float] = []
         self._event_channels: set[str] = set()
         self._next_start: float | None = None
+        # Patient-relative gate: logits of the last adapt_epochs BCKG epochs, in arrival order
+        # and sorted (a quantile per epoch in O(n) without numpy; deterministic nearest rank).
+        self._bg_fifo: deque[float] = deque()
+        self._bg_sorted: list[float] = []
+
+    def _gate(self, score: float) -> bool:
+        """Whether ``score`` stands out from this recording's recent background (or the gate
+        is off or still warming up)."""
+        cfg = self.cfg
+        n = len(self._bg_sorted)
+        if cfg.adapt_epochs <= 0 or n < cfg.adapt_min_epochs:
+            return True
+        q = self._bg_sorted[min(n - 1, int(cfg.adapt_quantile * (n - 1) + 0.5))]
+        return _logit(score) >= q + cfg.adapt_margin
+
+    def _remember_background(self, score: float) -> None:
+        cfg = self.cfg
+        if cfg.adapt_epochs <= 0:
+            return
+        x = _logit(score)
+        self._bg_fifo.append(x)
+        bisect.insort(self._bg_sorted, x)
+        if len(self._bg_fifo) > cfg.adapt_epochs:
+            old = self._bg_fifo.popleft()
+            del self._bg_sorted[bisect.bisect_left(self._bg_sorted, old)]
 
     def push(self, start: float, probs: np.ndarray) -> list[Decision]:
         """Decide the epoch starting at ``start`` from its per-channel probabilities.
@@ -286,15 +359,18 @@ class Postprocessor:
         else:
             order = np.argsort(-recent, kind="stable")
             score = float(recent[order[: self.k]].mean())
-        self._above = self._above + 1 if score >= cfg.threshold_on else 0
+        gate = self._gate(score)
+        self._above = self._above + 1 if score >= cfg.threshold_on and gate else 0
         self._scores.append(score)
         self._recent.append(score)
         rise = score - min(self._recent)
-        rising = cfg.rise_delta > 0 and score >= cfg.threshold_off and rise >= cfg.rise_delta
+        rising = (
+            gate and cfg.rise_delta > 0 and score >= cfg.threshold_off and rise >= cfg.rise_delta
+        )
         early = False
         if cfg.early_threshold > 0:
             self._above_early = self._above_early + 1 if score >= cfg.early_threshold else 0
-            early = self._above_early >= cfg.early_epochs and rise >= cfg.early_rise
+            early = gate and self._above_early >= cfg.early_epochs and rise >= cfg.early_rise
         extent_ok = (cfg.min_channels <= 1 and cfg.channel_level <= 0) or int(
             np.count_nonzero(recent >= cfg.channel_level)
         ) >= cfg.min_channels
@@ -323,6 +399,7 @@ class Postprocessor:
             out.append(Decision(start, stop, "seiz", min(1.0, max(conf, 0.5)), chans, score))
         else:
             out.append(Decision(start, stop, "bckg", min(1.0, max(1.0 - score, 0.5)), (), score))
+            self._remember_background(score)
         self._next_start = stop
         return out
 

@@ -95,3 +95,21 @@ def test_malformed_spec_is_one_line_error(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert rc == 2 and err.count("\n") == 0 and "NAME=LIST:EVAL_DIR" in err
     assert not (tmp_path / "o.json").exists()
+
+
+def test_adapt_grid_searches_the_patient_relative_gate(tmp_path):
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "postprocess.toml").write_text("threshold_on = 0.998\nthreshold_off = 0.499\n")
+    a = _corpus(tmp_path, "A", [((100, 160), None), ((300, 340), None)])
+    out, toml = tmp_path / "op.json", tmp_path / "op.toml"
+    rc = operating_point.main(["--model", str(model), "--grid", "adapt", "--workers", "1", "--quiet",
+                               "--tune", a, "--out", str(out), "--toml", str(toml)])  # fmt: skip
+    assert rc == 0
+    doc = json.loads(out.read_text())
+    grid = operating_point.adapt_grid(operating_point.load_postprocess_config(model))
+    assert doc["n_trials"] == len(grid) == 4 * 3 * 2 * 4
+    assert {c.adapt_epochs for c in grid} == {300}
+    cfg = operating_point.read_postprocess_toml(str(toml))
+    assert cfg.adapt_epochs == 300 and cfg.to_dict() == doc["configs"]["chosen"]
+    assert doc["figures"]["chosen"]["pool"]["hits"] == 2

@@ -181,3 +181,86 @@ def test_candidate_options_validated_and_loaded_from_toml(tmp_path):
                     "min_channels = 4\nchannel_level = 0.9\n")  # fmt: skip
     post = load_pipeline_config(path).postprocess
     assert (post.early_threshold, post.early_rise, post.min_channels) == (0.99, 0.3, 4)
+
+
+# --- the patient-relative onset gate (adapt_*) -------------------------------------------------
+
+ADAPT = PostprocessConfig(threshold_on=0.9, threshold_off=0.45, onset_epochs=2, adapt_epochs=300,
+                          adapt_quantile=0.9, adapt_margin=1.0, adapt_min_epochs=60)  # fmt: skip
+
+
+def restless(n, rng):
+    """A patient whose background often scores near the threshold: bursts of 0.88-0.96 on a
+    few channels every 10-20 s (a benign rhythm the decoder half-believes)."""
+    p = background(n, rng)
+    t = 5
+    while t < n - 5:
+        p[t : t + 4, :4] = rng.uniform(0.88, 0.96, (4, 4))
+        t += int(rng.integers(10, 20))
+    return p
+
+
+def test_adapt_gate_off_by_default_and_not_written(rng):
+    assert PostprocessConfig().adapt_epochs == 0
+    assert not any(k.startswith("adapt_") for k in PostprocessConfig().to_dict())
+    d = ADAPT.to_dict()
+    assert d["adapt_epochs"] == 300 and PostprocessConfig.from_dict(d) == ADAPT
+    p = restless(400, rng)
+    # with the gate off, the restless background raises alarms at the bare threshold
+    assert len(decisions_to_events(run(p, ADAPT.replace(adapt_epochs=0)))) >= 3
+
+
+def test_adapt_gate_silences_a_restless_background_after_warm_up_and_keeps_a_seizure(rng):
+    p = restless(600, rng)
+    plain = decisions_to_events(run(p, ADAPT.replace(adapt_epochs=0)))
+    gated = decisions_to_events(run(p, ADAPT))
+    late = [e for e in gated if e.start >= 120]  # well after the 60-epoch warm-up
+    assert len(plain) > len(gated) and late == []
+    p[400:440, :6] = 0.995  # a seizure: far above anything this patient's background does
+    gated = decisions_to_events(run(p, ADAPT))
+    assert [(e.start >= 400 and e.start <= 404) for e in gated if e.start >= 120] == [True]
+
+
+def test_adapt_gate_does_not_touch_a_quiet_patient(rng):
+    p = background(600, rng)
+    p[300:330, :6] = 0.93  # just above the threshold, far above a quiet background
+    assert run(p, ADAPT) == run(p, ADAPT.replace(adapt_epochs=0))
+
+
+def test_adapt_gate_streaming_equals_batch_and_restarts_after_a_gap(rng):
+    p = restless(500, rng)
+    p[350:380, :6] = 0.995
+    batch = run(p, ADAPT)
+    post = Postprocessor(CH, ADAPT)
+    stream = []
+    for i, row in enumerate(p):
+        stream += post.push(float(i), row)
+    assert stream == batch
+    # a gap forgets the background: the first restless burst after it fires again
+    post = Postprocessor(CH, ADAPT)
+    out = []
+    for i in range(300):
+        out += post.push(float(i), p[i])
+    assert all(d.label != "seiz" for d in out[150:300])
+    for i in range(310, 500):
+        out += post.push(float(i), p[i])
+    after = [d for d in out if d.start >= 310 and d.label == "seiz"]
+    assert after and after[0].start < 350
+
+
+def test_adapt_options_validated_and_read_from_toml(tmp_path):
+    from rt_eeg.config import read_postprocess_toml
+
+    for bad in ({"adapt_epochs": -1}, {"adapt_quantile": 1.5}, {"adapt_margin": -1.0},
+                {"adapt_epochs": 50, "adapt_min_epochs": 60}):  # fmt: skip
+        with pytest.raises(ValueError):
+            PostprocessConfig(**bad)
+    path = tmp_path / "postprocess.toml"
+    path.write_text("threshold_on = 0.99\nthreshold_off = 0.5\nadapt_epochs = 300\n"
+                    "adapt_quantile = 0.99\nadapt_margin = 0.5\n")  # fmt: skip
+    cfg = read_postprocess_toml(path)
+    got = (cfg.adapt_epochs, cfg.adapt_quantile, cfg.adapt_margin, cfg.adapt_min_epochs)
+    assert got == (300, 0.99, 0.5, 60)
+    path.write_text("adapt_epochs = 300\nadapt_min_epochs = 0\n")
+    with pytest.raises(Exception, match="adapt_min_epochs"):
+        read_postprocess_toml(path)

@@ -16,7 +16,8 @@ per-recording probabilities ``rt-eeg evaluate`` stored (``NAME.probs.npz``):
 Writes the JSON (``--out``: the pool's and every corpus's figures for each configuration,
 every trial on the pool) and the chosen configuration as a postprocess TOML (``--toml``)
 with its figures in the header. ``--score-only`` skips the grid and scores the ``--fixed``
-configurations alone. It never writes into the model folder.
+configurations alone. ``--grid adapt`` searches the patient-relative onset gate
+(:func:`adapt_grid`) instead of :func:`strict_grid`. It never writes into the model folder.
 
 Usage::
 
@@ -60,6 +61,26 @@ def strict_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
             for th, onset, k, rise in grid]  # fmt: skip
 
 
+#: Amendment 6 of tools/results/xgen_protocol.md: the patient-relative onset gate's grid.
+ADAPT_THRESHOLDS = (0.98, 0.99, 0.995, 0.998)
+ADAPT_ONSETS = (1, 2, 3)
+ADAPT_QUANTILES = (0.9, 0.99)
+ADAPT_MARGINS = (0.0, 0.5, 1.0, 2.0)
+
+
+def adapt_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
+    """The patient-relative gate (``adapt_*``, 300 background epochs) over 4 thresholds x 3
+    onsets x 2 quantiles x 4 margins, top-2, off ratio 0.5, no rising-score onset."""
+    grid = itertools.product(ADAPT_THRESHOLDS, ADAPT_ONSETS, ADAPT_QUANTILES, ADAPT_MARGINS)
+    return [base.replace(threshold_on=th, threshold_off=round(th * 0.5, 4), onset_epochs=onset,
+                         top_k=2, rise_delta=0.0, adapt_epochs=300, adapt_quantile=q,
+                         adapt_margin=m, adapt_min_epochs=60)
+            for th, onset, q, m in grid]  # fmt: skip
+
+
+GRIDS = {"strict": strict_grid, "adapt": adapt_grid}
+
+
 def _spec(text: str, what: str) -> tuple[str, str, str]:
     """``NAME=LIST:EVAL`` -> (name, list, eval dir); RtEegError naming the bad argument."""
     name, sep, rest = text.partition("=")
@@ -95,6 +116,9 @@ def main(argv=None) -> int:
         action="store_true",
         help="no grid: score the --fixed configurations on every corpus",
     )
+    p.add_argument("--grid", choices=sorted(GRIDS), default="strict",
+                   help="strict: thresholds and confirmations (default); adapt: the "
+                        "patient-relative onset gate (protocol amendment 6)")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out", required=True)
     p.add_argument(
@@ -124,7 +148,7 @@ def main(argv=None) -> int:
                 raise RtEegError("--score-only needs at least one --fixed configuration")
             trials, configs = [], dict(fixed)
         else:
-            grid = strict_grid(today)
+            grid = GRIDS[args.grid](today)
             trials = run_trials(
                 grid, pool[1], pool[2], workers=args.workers, progress=not args.quiet
             )
