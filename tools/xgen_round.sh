@@ -7,7 +7,7 @@
 #   TRAIN dip (XT1), spec (XT2)   SELECT nmm (XS)   REPORT atlas (XR; XRB at real TUSZ times)
 # Candidates: K0 today's default; K1 the recipe retrained; K2 + XT1 + XT2 (dev S + XS);
 # K3 = K2 with 64 units; K4 = K2 without hard negatives; K6 = K2 trained exactly 6 epochs, the
-# last kept (amendment 3: K2's early stopping kept epoch 1). K5 (four generators) is next round. Each gets its operating point on the
+# last kept (amendment 3: K2's early stopping kept epoch 1). K5 (four generators): round 2, below. Each gets its operating point on the
 # SELECT pool S + S2 + XS (tools/operating_point.py, strict grid, 5 FA/24 h); the rule
 # (tools/choose_candidate.py) picks. REPORT corpora are scored, never used to choose.
 # About 3 h on 2 cores: 5 corpora ~35 min, one feature store ~40 min, training ~2 min per
@@ -62,3 +62,30 @@ for c in U U2 O R XR XRB; do
   rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/k0" --out "$WORK/evalK0_$c" --workers "$J"
   rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/k6" --out "$WORK/eval_$c" --workers "$J"
 done
+
+# Round 2 (amendments 5 and 6, 2026-11-25 evening; reference K6 = models/default):
+# K5 = K6's recipe on all four TRAIN generators; P-adapt = K6 with the patient-relative onset gate.
+xsim "$WORK/XT3" --generator simple --hours 24 --patients 12 --seed 56
+xsim "$WORK/XT4" --generator atoms --hours 24 --patients 12 --seed 57
+for c in XT3 XT4; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
+cat "$WORK/trainX.list" "$WORK/XT3.list" "$WORK/XT4.list" > "$WORK/trainX2.list"
+rt-eeg train --corpus "$WORK/trainX2.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k5" --seed 0 \
+  --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX2"
+python tools/real_checks.py --model "$WORK/k5" --no-bonn --out "$WORK/rc_k5.json"
+rt-eeg evaluate --list "$WORK/SEL.list" --model "$WORK/k5" --out "$WORK/evalsel_k5" --workers "$J"
+python tools/operating_point.py --model "$WORK/k5" --target-fa 5 --workers "$J" \
+  --tune SS="$WORK/SS.list:$WORK/evalsel_k5" --tune XS="$WORK/XS.list:$WORK/evalsel_k5" \
+  --out "$WORK/op_k5.json" --toml "$WORK/op_k5.toml"
+python tools/operating_point.py --model "$WORK/k6" --grid adapt --target-fa 5 --workers "$J" \
+  --tune SS="$WORK/SS.list:$WORK/evalsel_k6" --tune XS="$WORK/XS.list:$WORK/evalsel_k6" \
+  --out "$WORK/op_k6_adapt.json" --toml "$WORK/op_k6_adapt.toml"
+python tools/choose_candidate.py --reference K6 \
+  --candidate K6="$WORK/op_k6.json:tools/results/real_checks_default.json" \
+  --candidate K5="$WORK/op_k5.json:$WORK/rc_k5.json" --out tools/results/xgen_round2.json
+# REPORT, choosing nothing: K5 at its own SELECT-tuned point, then the three models side by side
+cp "$WORK/op_k5.toml" "$WORK/k5/postprocess.toml"
+for c in U U2 O R XR XRB; do
+  rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/k5" --out "$WORK/evalK5_$c" --workers "$J"
+done
+python tools/compare_heldout.py --model K6="$WORK/eval" --model K5="$WORK/evalK5" \
+  --model K0="$WORK/evalK0" --corpora XR,XRB,U,U2,R,O --out tools/results/heldout_k6_k5_k0.json
