@@ -8,8 +8,9 @@ Reads what ``tools/make_default_model.sh`` produced under ``--work``:
 - ``eval_O/report.json``: the training families on patients never seen (own distribution);
 - ``eval_R/report.json``: the fresh REPORT2 families (no corpus that trains, selects or tunes
   holds them);
-- ``eval_XS``, ``eval_XR``, ``eval_XRB``: corpora of the independently written generators
-  (``rt_eeg/xsim``): SELECT (nmm) and REPORT (atlas; XRB at real TUSZ seizure times);
+- ``eval_XS``, ``eval_XR``, ``eval_XRB``, ``eval_XCC``: corpora of the independently written
+  generators (``rt_eeg/xsim``): SELECT (nmm), REPORT (atlas; XRB at real TUSZ seizure times)
+  and the confirmation of protocol amendment 7 (mvar);
 - ``tools/results/real_checks_<model>.json``: real EEG (``tools/real_checks.py``).
 
 Per seizure family, OVLP sensitivity is computed from each recording's
@@ -46,6 +47,8 @@ ROLES = {
           "S + S2, the operating point)",
     "XR": "REPORT generator atlas (written independently; used for nothing else)",
     "XRB": "REPORT generator atlas at the real TUSZ v2 sample's seizure times, rates and montages",
+    "XCC": "generator mvar (written after round 2; XC + XCB at real TUSZ times): the confirmation "
+           "of protocol amendment 7, which chose between K5 and K6",
 }
 
 
