@@ -113,3 +113,37 @@ def test_adapt_grid_searches_the_patient_relative_gate(tmp_path):
     cfg = operating_point.read_postprocess_toml(str(toml))
     assert cfg.adapt_epochs == 300 and cfg.to_dict() == doc["configs"]["chosen"]
     assert doc["figures"]["chosen"]["pool"]["hits"] == 2
+
+
+def test_weigh_corpora_gives_a_small_corpus_its_own_voice(tmp_path):
+    """A large corpus (8 strong seizures, one near-seizure artifact) and a small one (2 weak
+    seizures at 0.9985): pooled, the artifact's false alarm counts over 6000 s and only a
+    threshold above it qualifies, missing the small corpus; weighed by corpus, the mean rate
+    qualifies at 0.998 and the small corpus's seizures are found."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "postprocess.toml").write_text("threshold_on = 0.998\nthreshold_off = 0.499\n")
+    big = _corpus(tmp_path, "BIG", [((100, 160), (400, 420))] + [((100, 160), None)] * 7)
+    small = _corpus(tmp_path, "SMALL", [((200, 260), None)] * 2)
+    for npz in (tmp_path / "SMALL" / "eval").glob("*.probs.npz"):
+        with np.load(npz) as z:
+            d = dict(z)
+        d["probs"][d["probs"] > 0.9] = 0.9985
+        np.savez(npz, **d)
+    common = ["--model", str(model), "--target-fa", "10", "--workers", "1", "--quiet",
+              "--tune", big, "--tune", small]  # fmt: skip
+    docs = {}
+    for weigh in ("seizures", "corpora"):
+        out, toml = tmp_path / f"{weigh}.json", tmp_path / f"{weigh}.toml"
+        assert operating_point.main(common + ["--weigh", weigh, "--out", str(out), "--toml", str(toml)]) == 0
+        docs[weigh] = json.loads(out.read_text())
+    pooled, macro = docs["seizures"], docs["corpora"]
+    assert pooled["configs"]["chosen"]["threshold_on"] >= 0.9995
+    assert pooled["figures"]["chosen"]["tune_SMALL"]["hits"] == 0
+    assert macro["configs"]["chosen"]["threshold_on"] <= 0.998
+    assert macro["figures"]["chosen"]["tune_SMALL"]["hits"] == 2
+    # the chosen trial's figures are the means of the per-corpus ones
+    t = max((t for t in macro["trials_pool"] if t["fa_per_24h"] <= 10), key=lambda t: t["sensitivity"])
+    per = t["corpora"]
+    assert t["sensitivity"] == (per["BIG"]["sensitivity"] + per["SMALL"]["sensitivity"]) / 2 == 100.0
+    assert t["fa_per_24h"] == (per["BIG"]["fa_per_24h"] + per["SMALL"]["fa_per_24h"]) / 2

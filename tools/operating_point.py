@@ -17,7 +17,9 @@ Writes the JSON (``--out``: the pool's and every corpus's figures for each confi
 every trial on the pool) and the chosen configuration as a postprocess TOML (``--toml``)
 with its figures in the header. ``--score-only`` skips the grid and scores the ``--fixed``
 configurations alone. ``--grid adapt`` searches the patient-relative onset gate
-(:func:`adapt_grid`) instead of :func:`strict_grid`. It never writes into the model folder.
+(:func:`adapt_grid`) instead of :func:`strict_grid`; ``--weigh corpora`` chooses on the means
+over the tuned corpora (:func:`macro_trials`: one voice per corpus, however many seizures it
+holds) instead of on their pool. It never writes into the model folder.
 
 Usage::
 
@@ -81,6 +83,37 @@ def adapt_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
 GRIDS = {"strict": strict_grid, "adapt": adapt_grid}
 
 
+def macro_trials(per_corpus: dict[str, list[dict]]) -> list[dict]:
+    """Each configuration's figures averaged over corpora (one voice per corpus).
+
+    Parameters
+    ----------
+    per_corpus : dict
+        ``{corpus: trials}``, each a list in the grid's order (:func:`rt_eeg.tuning.run_trials`).
+
+    Returns
+    -------
+    list of dict
+        Per configuration: mean sensitivity (a corpus without seizures is left out of it), mean
+        false alarms per 24 h, mean of the median onsets (corpora with a detection), and the
+        per-corpus trials under ``"corpora"``.
+    """
+    names = list(per_corpus)
+    out = []
+    for i in range(len(per_corpus[names[0]])):
+        ts = {n: per_corpus[n][i] for n in names}
+        sens = [t["sensitivity"] for t in ts.values() if t["sensitivity"] is not None]
+        lat = [t["latency_median_s"] for t in ts.values() if t.get("latency_median_s") is not None]
+        out.append({
+            "sensitivity": sum(sens) / len(sens) if sens else None,
+            "fa_per_24h": sum(t["fa_per_24h"] for t in ts.values()) / len(ts),
+            "latency_median_s": sum(lat) / len(lat) if lat else None,
+            "threshold_on": ts[names[0]].get("threshold_on"),
+            "corpora": ts,
+        })  # fmt: skip
+    return out
+
+
 def _spec(text: str, what: str) -> tuple[str, str, str]:
     """``NAME=LIST:EVAL`` -> (name, list, eval dir); RtEegError naming the bad argument."""
     name, sep, rest = text.partition("=")
@@ -119,6 +152,9 @@ def main(argv=None) -> int:
     p.add_argument("--grid", choices=sorted(GRIDS), default="strict",
                    help="strict: thresholds and confirmations (default); adapt: the "
                         "patient-relative onset gate (protocol amendment 6)")  # fmt: skip
+    p.add_argument("--weigh", choices=("seizures", "corpora"), default="seizures",
+                   help="seizures: pool the tuned corpora (default); corpora: score each "
+                        "separately and choose on the means over corpora (amendment 8)")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out", required=True)
     p.add_argument(
@@ -149,9 +185,14 @@ def main(argv=None) -> int:
             trials, configs = [], dict(fixed)
         else:
             grid = GRIDS[args.grid](today)
-            trials = run_trials(
-                grid, pool[1], pool[2], workers=args.workers, progress=not args.quiet
-            )
+            if args.weigh == "corpora":
+                per = {n: run_trials(grid, c[1], c[2], workers=args.workers,
+                                     progress=not args.quiet) for n, c in tuned.items()}  # fmt: skip
+                trials = macro_trials(per)
+            else:
+                trials = run_trials(
+                    grid, pool[1], pool[2], workers=args.workers, progress=not args.quiet
+                )
             configs = {"chosen": grid[choose_trial(trials, args.target_fa)]} | fixed
         figures = {
             name: ({"pool": full_figures(cfg, *pool)} if tuned else {})
@@ -164,6 +205,7 @@ def main(argv=None) -> int:
         return 2
     doc = {
         "command": " ".join(sys.argv), "model": args.model, "target_fa_per_24h": args.target_fa,
+        "weigh": args.weigh,
         "tune": list(tuned), "report": list(reports),
         "configs": {n: c.to_dict() for n, c in configs.items()},
         "figures": figures, "n_trials": len(trials), "wall_s": round(time.perf_counter() - t0, 1),
@@ -176,7 +218,8 @@ def main(argv=None) -> int:
     chosen = configs["chosen"]
     import tomli_w
 
-    head = [f"Operating point (tools/operating_point.py) chosen on {' + '.join(tuned)} pooled for "
+    how = "pooled" if args.weigh == "seizures" else "as one voice each (means over corpora)"
+    head = [f"Operating point (tools/operating_point.py) chosen on {' + '.join(tuned)} {how} for "
             f"<= {args.target_fa} FA/24 h over {len(trials)} configurations."]  # fmt: skip
     head += [f"{k}: {json.dumps(v)}" for k, v in figures["chosen"].items()]
     write_text_atomic(
