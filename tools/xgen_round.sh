@@ -89,3 +89,20 @@ for c in U U2 O R XR XRB; do
 done
 python tools/compare_heldout.py --model K6="$WORK/eval" --model K5="$WORK/evalK5" \
   --model K0="$WORK/evalK0" --corpora XR,XRB,U,U2,R,O --out tools/results/heldout_k6_k5_k0.json
+
+# Amendment 7 (the seventh generator, mvar, as the judge of K5 against K6) and amendments 8-9
+# (K6's operating point on SS, XS, XCC weighed one voice each; with the patient-relative gate)
+xsim "$WORK/XC" --generator mvar --hours 16 --patients 12 --seed 58
+xsim "$WORK/XCB" --generator mvar --from-annotations "$SHARED" --seed 59
+for c in XC XCB; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
+cat "$WORK/XC.list" "$WORK/XCB.list" > "$WORK/XCC.list"
+rt-eeg evaluate --list "$WORK/XCC.list" --model "$WORK/k6" --out "$WORK/eval_XCC" --workers "$J"
+rt-eeg evaluate --list "$WORK/XCC.list" --model "$WORK/k5" --out "$WORK/evalK5_XCC" --workers "$J"
+python tools/compare_heldout.py --model K6="$WORK/eval" --model K5="$WORK/evalK5" --corpora XCC \
+  --out tools/results/xgen_amendment7.json
+for g in strict adapt; do
+  python tools/operating_point.py --model "$WORK/k6" --grid "$g" --weigh corpora --target-fa 5 \
+    --workers "$J" --tune SS="$WORK/SS.list:$WORK/evalsel_k6" --tune XS="$WORK/XS.list:$WORK/evalsel_k6" \
+    --tune XCC="$WORK/XCC.list:$WORK/eval_XCC" --fixed shipped=models/default/postprocess.toml \
+    --out "$WORK/op_k6_macro_$g.json" --toml "$WORK/op_k6_macro_$g.toml"
+done
