@@ -23,6 +23,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+
+from model_card import _summary  # noqa: E402
 
 from rt_eeg.errors import RtEegError  # noqa: E402
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
@@ -50,22 +53,21 @@ def _unfolded(det: list[dict]) -> list[dict]:
 
 def figures(report: dict, fa_rates: list[float]) -> dict:
     """The shipped point's figures and the DET curve's best sensitivity within each rate."""
-    s = report.get("scores") or {}
-    ov, ta = s.get("ovlp", {}).get("seiz", {}), s.get("taes", {}).get("seiz", {})
-    lat = report.get("onset_latency_s") or {}
+    s = _summary(report, nd=1)
     det = _unfolded(report.get("det_curve") or [])
     within = {}
     for fa in fa_rates:
-        ok = [p for p in det if p.get("sensitivity") is not None and p["fa_per_24h"] <= fa + 1e-9]
+        ok = [p for p in det if p["fa_per_24h"] <= fa + 1e-9]
         best = max(ok, key=lambda p: (p["sensitivity"], -p["fa_per_24h"]), default=None)
         within[f"{fa:g}"] = None if best is None else {
             "sensitivity": _r(best["sensitivity"]), "fa_per_24h": _r(best["fa_per_24h"]),
             "threshold_on": best.get("threshold_on")}  # fmt: skip
     return {
-        "hours": _r(report.get("hours"), 2), "seizures": ov.get("targets"),
-        "ovlp_sensitivity": _r(ov.get("sensitivity")), "ovlp_fa_per_24h": _r(ov.get("fa_per_24h")),
-        "taes_sensitivity": _r(ta.get("sensitivity")),
-        "onset_latency_median_s": _r(lat.get("median")), "onset_latency_p90_s": _r(lat.get("p90")),
+        "hours": s["hours"], "seizures": s["seizures"],
+        "ovlp_sensitivity": s["ovlp_sensitivity"], "ovlp_fa_per_24h": s["ovlp_fa_per_24h"],
+        "taes_sensitivity": s["taes_sensitivity"],
+        "onset_latency_median_s": s["onset_latency_s"].get("median"),
+        "onset_latency_p90_s": s["onset_latency_s"].get("p90"),
         "det_best_within_fa": within,
     }  # fmt: skip
 
@@ -107,9 +109,9 @@ def main(argv=None) -> int:
             f = per.get(c)
             if not f:
                 continue
-            det = " | ".join("-" if f["det_best_within_fa"][f"{r:g}"] is None else
-                             f"{f['det_best_within_fa'][f'{r:g}']['sensitivity']} % at "
-                             f"{f['det_best_within_fa'][f'{r:g}']['fa_per_24h']}" for r in rates)  # fmt: skip
+            cells = [f["det_best_within_fa"][f"{r:g}"] for r in rates]
+            det = " | ".join("-" if b is None else f"{b['sensitivity']} % at {b['fa_per_24h']}"
+                             for b in cells)  # fmt: skip
             print(f"| {c} ({f['hours']} h, {f['seizures']} seizures) | {name} | {f['ovlp_sensitivity']} % | "
                   f"{f['ovlp_fa_per_24h']} | {f['taes_sensitivity']} % | {f['onset_latency_median_s']} / "
                   f"{f['onset_latency_p90_s']} s | {det} |")  # fmt: skip

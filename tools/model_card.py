@@ -52,7 +52,8 @@ ROLES = {
 }
 
 
-def _summary(report: dict) -> dict:
+def _summary(report: dict, nd: int = 2) -> dict:
+    """A report's figures at its operating point, rounded to ``nd`` decimals."""
     s = report.get("scores") or {}
     ov, ta = s.get("ovlp", {}).get("seiz", {}), s.get("taes", {}).get("seiz", {})
     lat = report.get("onset_latency_s", {})
@@ -61,12 +62,12 @@ def _summary(report: dict) -> dict:
         "recordings": report.get("n_recordings"),
         "hours": round(float(report.get("hours", 0.0)), 2),
         "seizures": n_seiz or None,
-        "ovlp_sensitivity": _r(ov.get("sensitivity")),
-        "ovlp_fa_per_24h": _r(ov.get("fa_per_24h")),
+        "ovlp_sensitivity": _r(ov.get("sensitivity"), nd),
+        "ovlp_fa_per_24h": _r(ov.get("fa_per_24h"), nd),
         "operating_point_fast_path": report.get("operating_point"),
-        "taes_sensitivity": _r(ta.get("sensitivity")),
-        "taes_fa_per_24h": _r(ta.get("fa_per_24h")),
-        "onset_latency_s": {k: _r(v) for k, v in lat.items()},
+        "taes_sensitivity": _r(ta.get("sensitivity"), nd),
+        "taes_fa_per_24h": _r(ta.get("fa_per_24h"), nd),
+        "onset_latency_s": {k: _r(v, nd) for k, v in lat.items()},
         "postprocess": report.get("postprocess"),
         "command": report.get("command"),
     }
