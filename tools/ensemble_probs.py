@@ -1,0 +1,93 @@
+"""An ensemble's stored decoder outputs from its members' (issue #12, amendment 10).
+
+``rt-eeg evaluate`` stores each recording's per-channel P(seizure) as ``NAME.probs.npz``. An
+ensemble (:mod:`rt_eeg.ensemble`) outputs the mean of its members' P(seizure), so its stored
+outputs are the mean of the members' — up to float rounding, which the ensemble folder's own
+decoding checks. This writes them without decoding again: every recording present in all
+member folders gets ``OUT/NAME.probs.npz`` (the members must agree on epochs, channels,
+duration and montage). ``rt-eeg evaluate --out OUT`` then only re-postprocesses them, and
+``tools/operating_point.py`` tunes on them.
+
+Usage::
+
+    python tools/ensemble_probs.py --member /work/sim/recipe/evalsel_k6 \\
+        --member /work/sim/recipe/evalsel_k5 --out /work/sim/recipe/evalsel_e65
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+SUFFIX = ".probs.npz"
+
+
+def _read(path: Path) -> dict:
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in ("epoch_starts", "probs", "ch_names", "duration", "montage")}
+    except (OSError, ValueError, KeyError) as err:
+        raise SystemExit(f"error: {path}: not a readable decoder-output file ({err})") from None
+
+
+def mean_outputs(parts: list[dict], name: str) -> dict:
+    """The mean of several members' outputs for one recording.
+
+    Parameters
+    ----------
+    parts : list of dict
+        Each member's ``epoch_starts`` (n_epochs,), ``probs`` (n_epochs, n_channels) float32,
+        ``ch_names`` (n_channels,), ``duration`` and ``montage``.
+    name : str
+        The recording (for error messages).
+
+    Returns
+    -------
+    dict
+        The first member's fields with ``probs`` replaced by the float32 mean.
+    """
+    first = parts[0]
+    for other in parts[1:]:
+        for key in ("epoch_starts", "ch_names", "duration", "montage"):
+            if not np.array_equal(other[key], first[key]):
+                raise SystemExit(f"error: {name}: members disagree on {key}")
+    stack = np.stack([p["probs"].astype(np.float64) for p in parts])
+    return {**first, "probs": stack.mean(axis=0).astype(np.float32)}
+
+
+def write_mean(members: list[Path], out: Path) -> int:
+    """Write the mean outputs of every recording all members hold; returns how many."""
+    names = sorted(p.name[: -len(SUFFIX)] for p in members[0].glob("*" + SUFFIX))
+    names = [n for n in names if all((m / (n + SUFFIX)).is_file() for m in members[1:])]
+    if not names:
+        raise SystemExit(f"error: {members[0]}: no {SUFFIX} file held by every member")
+    out.mkdir(parents=True, exist_ok=True)
+    for n in names:
+        z = mean_outputs([_read(m / (n + SUFFIX)) for m in members], n)
+        tmp = out / (n + ".tmp.npz")
+        np.savez(tmp, **z)
+        tmp.replace(out / (n + SUFFIX))
+    return len(names)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--member", action="append", required=True, help="an evaluate --out folder")
+    p.add_argument("--out", required=True, help="folder for the mean NAME.probs.npz files")
+    args = p.parse_args(argv)
+    members = [Path(m) for m in args.member]
+    if len(members) < 2:
+        raise SystemExit("error: give at least two --member folders")
+    for m in members:
+        if not m.is_dir():
+            raise SystemExit(f"error: {m}: no such folder")
+    n = write_mean(members, Path(args.out))
+    print(f"{n} recordings -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
