@@ -26,6 +26,12 @@ so the streaming decoder, the batch twin and the training store get identical bi
 - The gate: live, an epoch is *called seizure* when the mean of the top ``k`` (4) channel
   probabilities the decoder just gave it reaches ``gate`` (0.9). In training the labels stand in
   for the decoder's calls (an epoch with any seizure channel is left out).
+- The gate is bounded in time (``max_gated_epochs``, a model's ``gate_max_epochs``): after that
+  many consecutive called epochs, epochs enter the context again until a call stops. Unbounded,
+  a lasting change of background (waking up after five minutes of sleep) that the decoder
+  first calls seizure is never learnt, and the calls lock in for as long as the change lasts.
+  A true seizure's scores can only move once the median has taken about 150 s of accepted
+  epochs after the bound, long after its alarm. Training keeps the labels' gate unbounded.
 
 After a gap in the signal (a lost stream), the context is kept and only the 7 s window starts
 afresh: the patient is the same person.
@@ -74,6 +80,8 @@ class BackgroundContext:
         Accepted epochs averaged into one block.
     n_blocks : int
         Blocks kept in the ring.
+    max_gated_epochs : int
+        Consecutive called epochs after which epochs are accepted again (0: never).
     """
 
     def __init__(
@@ -83,11 +91,14 @@ class BackgroundContext:
         *,
         block_epochs: int = BLOCK_EPOCHS,
         n_blocks: int = N_BLOCKS,
+        max_gated_epochs: int = 0,
     ):
         self.n_channels = int(n_channels)
         self.n_features = int(n_features)
         self.block_epochs = int(block_epochs)
         self.n_blocks = int(n_blocks)
+        self.max_gated_epochs = int(max_gated_epochs)
+        self._gated_run = 0  # consecutive epochs called seizure
         self._blocks = np.zeros((self.n_blocks, self.n_channels, self.n_features), np.float32)
         self._n_closed = 0  # blocks ever closed (ring position = n_closed % n_blocks)
         self._acc = np.zeros((self.n_channels, self.n_features), np.float64)
@@ -128,11 +139,16 @@ class BackgroundContext:
         epoch_mean : ndarray, shape (n_channels, n_features)
             Mean of the epoch's 10 frames.
         accept : bool
-            False when the epoch was called seizure (it is left out).
+            False when the epoch was called seizure (it is left out, unless the calls have
+            run for ``max_gated_epochs`` already).
         """
-        if not accept:
-            self.n_rejected += 1
-            return
+        if accept:
+            self._gated_run = 0
+        else:
+            self._gated_run += 1
+            if not 0 < self.max_gated_epochs < self._gated_run:
+                self.n_rejected += 1
+                return
         self.n_accepted += 1
         self._acc += np.asarray(epoch_mean, np.float64)
         self._n_acc += 1

@@ -122,29 +122,80 @@ def test_reset_window_keeps_context(ctx_decoders):
     assert probs.shape == (2, 3) and starts[0] == pytest.approx(100.0)
 
 
-def test_gate_keeps_called_seizure_out(tmp_path):
-    """A model that calls everything seizure never updates the context."""
+def _always_seizure_model(folder, **context):
+    """An untrained context model whose output bias makes every P(seizure) ~1, with optional
+    extra ``decoder.context`` manifest settings; its hashes and LiteRT twin recorded."""
+    import json
+
     import keras
 
-    d = write_untrained_model(tmp_path / "m", normalisation="context", seed=0)
+    from rt_eeg.decoder import model_file_hashes
+    from rt_eeg.model_files import add_tflite
+
+    d = write_untrained_model(folder, normalisation="context", seed=0)
     model = keras.saving.load_model(d / "model.keras", compile=False)
     w = model.get_weights()
     w[-1][:] = 50.0  # output bias: sigmoid -> 1 for any input
     model.set_weights(w)
     model.save(d / "model.keras")
     # a deliberate edit of the weights: record its hash, as training would
-    import json
-
-    from rt_eeg.decoder import model_file_hashes
-    from rt_eeg.model_files import add_tflite
-
     man = json.loads((d / "manifest.json").read_text())
+    man["decoder"]["context"].update(context)
     man["files_sha256"] = model_file_hashes(d)
     (d / "manifest.json").write_text(json.dumps(man))
     add_tflite(d)  # and its LiteRT twin, which the CPU runs
-    dec = Decoder(d, device="cpu")
+    return d
+
+
+def test_gate_keeps_called_seizure_out(tmp_path):
+    """A model that calls everything seizure never updates the context (unbounded gate)."""
+    dec = Decoder(_always_seizure_model(tmp_path / "m"), device="cpu")
     stream = dec.open_stream(4)
     feats = lfcc_like(np.random.default_rng(9), 10 * 30, n_ch=4)
     _, probs = dec.predict_many([(stream, feats, None)])[0]
     assert probs.min() > 0.99
     assert stream.context.n_accepted == 0 and stream.context.n_rejected == 30
+
+
+def test_bounded_gate_accepts_again_after_the_bound():
+    """After ``max_gated_epochs`` consecutive calls epochs enter again, so a lasting change of
+    background is learnt; an uncalled epoch restarts the count; 0 never accepts a call."""
+    ctx = BackgroundContext(1, 2, block_epochs=2, n_blocks=3, max_gated_epochs=3)
+    w = np.zeros((1, 2), np.float32)
+    for _ in range(6):
+        ctx.update(np.full((1, 2), 1.0, np.float32), True)  # three blocks of the old state
+    assert np.allclose(ctx.center(w), 1.0)
+    for _ in range(3):
+        ctx.update(np.full((1, 2), 9.0, np.float32), False)  # called: kept out
+    assert ctx.n_rejected == 3 and np.allclose(ctx.center(w), 1.0)
+    for _ in range(4):
+        ctx.update(np.full((1, 2), 9.0, np.float32), False)  # past the bound: accepted
+    assert ctx.n_rejected == 3 and ctx.n_accepted == 10
+    # two new blocks of 9 and one old of 1, plus the window's 0: median 5; with the window at 9: 9
+    assert np.allclose(ctx.center(w), 5.0)
+    assert np.allclose(ctx.center(np.full((1, 2), 9.0, np.float32)), 9.0)
+    ctx.update(w, True)  # a call stops: the count restarts
+    for _ in range(3):
+        ctx.update(w, False)
+    assert ctx.n_rejected == 6
+    never = BackgroundContext(1, 2, max_gated_epochs=0)
+    for _ in range(500):
+        never.update(w, False)
+    assert never.n_accepted == 0 and never.n_rejected == 500
+
+
+def test_decoder_reads_the_gate_bound_from_the_manifest(tmp_path):
+    dec = Decoder(_always_seizure_model(tmp_path / "m", gate_max_epochs=10), device="cpu")
+    assert dec.gate_max_epochs == 10
+    stream = dec.open_stream(4)
+    feats = lfcc_like(np.random.default_rng(9), 10 * 30, n_ch=4)
+    _, probs = dec.predict_many([(stream, feats, None)])[0]
+    assert probs.min() > 0.99
+    assert stream.context.n_rejected == 10 and stream.context.n_accepted == 20
+
+
+def test_a_negative_gate_bound_is_refused(tmp_path):
+    from rt_eeg.errors import RtEegError
+
+    with pytest.raises(RtEegError, match="gate_max_epochs -1 < 0"):
+        Decoder(_always_seizure_model(tmp_path / "m", gate_max_epochs=-1), device="cpu")

@@ -116,12 +116,16 @@ class Decoder:
         self.uses_context = self.normalisation in CONTEXT_NORMALISATIONS
         self.scale: np.ndarray | None = None
         self.gate, self.gate_top_k = GATE, GATE_TOP_K
+        self.gate_max_epochs = 0  # unbounded, as every model before amendment 11 was decoded
         if self.uses_context:
             try:
                 ctx = dec["context"]
                 self.scale = np.asarray(ctx["feature_scale"], np.float32)
                 self.gate = float(ctx.get("gate", GATE))
                 self.gate_top_k = int(ctx.get("gate_top_k", GATE_TOP_K))
+                self.gate_max_epochs = int(ctx.get("gate_max_epochs", 0))
+                if self.gate_max_epochs < 0:
+                    raise ValueError(f"gate_max_epochs {self.gate_max_epochs} < 0")
             except (KeyError, TypeError, ValueError) as err:
                 raise RtEegError(
                     f"manifest of a context model has no valid decoder.context section ({err})",
@@ -224,7 +228,12 @@ class Decoder:
     # ---------------------------------------------------------------- streaming
     def open_stream(self, n_channels: int) -> DecoderStream:
         """A new, independent stream state (for :meth:`predict_many`)."""
-        return DecoderStream(n_channels, self.n_features, context=self.uses_context)
+        return DecoderStream(
+            n_channels,
+            self.n_features,
+            context=self.uses_context,
+            max_gated_epochs=self.gate_max_epochs,
+        )
 
     def predict_many(
         self, items: Sequence[tuple[DecoderStream, np.ndarray, np.ndarray]]

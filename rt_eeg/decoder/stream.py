@@ -22,10 +22,16 @@ class DecoderStream:
     stream) or :meth:`Decoder.predict_many` (several streams in one model call).
     """
 
-    def __init__(self, n_channels: int, n_features: int, *, context: bool = False):
+    def __init__(
+        self, n_channels: int, n_features: int, *, context: bool = False, max_gated_epochs: int = 0
+    ):
         self.n_channels = int(n_channels)
         self.n_features = int(n_features)
-        self.context = BackgroundContext(self.n_channels, self.n_features) if context else None
+        self.context = (
+            BackgroundContext(self.n_channels, self.n_features, max_gated_epochs=max_gated_epochs)
+            if context
+            else None
+        )
         self.reset_window()
 
     def reset_window(self) -> None:
