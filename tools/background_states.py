@@ -1,0 +1,170 @@
+"""What a model's high scores on seizure-free EEG coincide with, on an independently generated
+corpus (issue #12; protocol amendment 11).
+
+Reads an ``rt-eeg evaluate`` output folder (per-recording ``NAME.probs.npz``) and the corpus it
+ran on (``rt-eeg simulate --generator G``: every EDF has a ``NAME.xsim.json`` sidecar listing
+the generator's seizures and events). The score of every epoch is the postprocessor's
+cross-channel score: each channel's P(seizure) averaged over the last ``--smooth`` epochs, then
+the mean of the ``--top-k`` highest. Epochs within ``--guard-before`` s before a seizure or
+``--guard-after`` s after one are left out of the background. Writes, as JSON:
+
+- ``by_kind``: for every event kind (an epoch whose 7 s window overlaps the event), for
+  ``clean`` background (no event) and for ``SEIZURE`` epochs: how many epochs, and the share
+  whose score reaches each ``--thresholds`` value. A kind's share against ``clean``'s says
+  whether it *raises* the score, not merely how often it is near a false alarm.
+- ``by_state``: for the generator's vigilance states (events named ``--state-prefix`` + state),
+  the same shares by the time since the state began, separately for the state a recording
+  starts in and a state entered later (which is where a background context learnt from the
+  state before it is tested).
+
+Usage::
+
+    python tools/background_states.py --corpus /work/sim/recipe/XS \\
+        --eval /work/sim/recipe/evalsel_k6 --out tools/results/background_states_k6_XS.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from rt_eeg.io.atomic import write_json_atomic
+
+#: Seconds since a state began, bin edges.
+STATE_BINS = (0, 30, 60, 120, 240, 480, 960)
+#: Decoder window (s): an epoch's score can reflect an event up to this long after it ends.
+WINDOW_S = 7.0
+#: Event kinds that cover whole recordings and say nothing about where scores rise.
+CONTINUOUS = {"ecg"}
+
+
+def cross_channel_score(probs: np.ndarray, top_k: int, smooth: int) -> np.ndarray:
+    """The postprocessor's score per epoch (channels smoothed causally, then top-k mean).
+
+    Parameters
+    ----------
+    probs : ndarray, shape (n_epochs, n_channels)
+    top_k, smooth : int
+
+    Returns
+    -------
+    score : ndarray of float64, shape (n_epochs,)
+    """
+    p = np.asarray(probs, np.float64)
+    c = np.cumsum(np.vstack([np.zeros((1, p.shape[1])), p]), axis=0)
+    i = np.arange(1, p.shape[0] + 1)
+    lo = np.maximum(0, i - smooth)
+    sm = (c[i] - c[lo]) / (i - lo)[:, None]
+    k = min(top_k, p.shape[1])
+    return np.sort(sm, axis=1)[:, -k:].mean(axis=1)
+
+
+def _order(key) -> tuple:
+    """Kinds by name; states by name, where, then the bin's lower edge."""
+    if isinstance(key, str):
+        return (key,)
+    return (key[0], key[1], float(key[2].split("-")[0]))
+
+
+class _Tally:
+    def __init__(self, thresholds: np.ndarray):
+        self.thr = thresholds
+        self.n: dict = defaultdict(int)
+        self.hi: dict = defaultdict(lambda: np.zeros(len(thresholds), np.int64))
+
+    def add(self, key, scores: np.ndarray) -> None:
+        self.n[key] += len(scores)
+        self.hi[key] += (scores[:, None] >= self.thr[None, :]).sum(axis=0)
+
+    def items(self):
+        """``(key, {"epochs", "share_at_or_above": {threshold: percent}})`` per non-empty key."""
+        for k in sorted(self.n, key=_order):
+            if self.n[k]:
+                shares = {f"{t:g}": float(round(100.0 * h / self.n[k], 2))
+                          for t, h in zip(self.thr, self.hi[k], strict=True)}  # fmt: skip
+                yield k, {"epochs": int(self.n[k]), "share_at_or_above": shares}
+
+
+def analyse(corpus: Path, eval_dir: Path, args) -> dict:
+    thr = np.asarray(args.thresholds, np.float64)
+    kinds, states = _Tally(thr), _Tally(thr)
+    n_rec = 0
+    for side in sorted(corpus.rglob("*.xsim.json")):
+        name = side.name[: -len(".xsim.json")]
+        probs_path = eval_dir / f"{name}.probs.npz"
+        if not probs_path.is_file():
+            continue
+        try:
+            meta = json.loads(side.read_text("utf-8"))
+            with np.load(probs_path, allow_pickle=False) as z:
+                starts, probs = z["epoch_starts"], z["probs"]
+            seizures, events = meta["seizures"], meta["events"]
+        except (OSError, ValueError, KeyError) as err:
+            raise SystemExit(f"error: {side.parent / name}: unreadable ({err})") from None
+        n_rec += 1
+        score = cross_channel_score(probs, args.top_k, args.smooth)
+        mid = starts + 0.5
+        seiz = np.zeros(len(mid), bool)
+        guard = np.zeros(len(mid), bool)
+        for a, b, _ in seizures:
+            seiz |= (mid >= a) & (mid < b)
+            guard |= (mid >= a - args.guard_before) & (mid < b + args.guard_after)
+        kinds.add("SEIZURE", score[seiz])
+        bg = ~guard
+        any_event = np.zeros(len(mid), bool)
+        for a, b, kind in events:
+            if kind in CONTINUOUS:
+                continue
+            if kind.startswith(args.state_prefix) and args.state_prefix:
+                state = kind[len(args.state_prefix) :]
+                where = "start" if a <= 0.0 else "entered"
+                since = mid - a
+                m = bg & (mid >= a) & (mid < b)
+                for lo, hi in zip(STATE_BINS, (*STATE_BINS[1:], np.inf), strict=True):
+                    mm = m & (since >= lo) & (since < hi)
+                    states.add((state, where, f"{lo}-{hi:g} s"), score[mm])
+                continue
+            m = bg & (mid >= a - 1.0) & (mid < b + WINDOW_S)
+            any_event |= m
+            kinds.add(kind, score[m])
+        kinds.add("clean", score[bg & ~any_event])
+    if not n_rec:
+        raise SystemExit(f"error: {eval_dir}: no NAME.probs.npz for any sidecar under {corpus}")
+    by_state: dict = defaultdict(lambda: defaultdict(dict))
+    for (state, where, span), row in states.items():
+        by_state[state][where][span] = row
+    return {"recordings": n_rec, "by_kind": dict(kinds.items()), "by_state": by_state}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpus", required=True, help="a simulated corpus with .xsim.json sidecars")
+    p.add_argument("--eval", required=True, help="the rt-eeg evaluate --out folder")
+    p.add_argument("--top-k", type=int, default=2)
+    p.add_argument("--smooth", type=int, default=2)
+    p.add_argument("--thresholds", type=lambda s: [float(x) for x in s.split(",")],
+                   default=[0.9, 0.99, 0.998])  # fmt: skip
+    p.add_argument("--guard-before", type=float, default=30.0)
+    p.add_argument("--guard-after", type=float, default=60.0)
+    p.add_argument("--state-prefix", default="state_")
+    p.add_argument("--out", required=True)
+    args = p.parse_args(argv)
+    corpus, eval_dir = Path(args.corpus), Path(args.eval)
+    for d in (corpus, eval_dir):
+        if not d.is_dir():
+            raise SystemExit(f"error: {d}: no such folder")
+    doc = {"command": " ".join(["tools/background_states.py", *(argv or sys.argv[1:])]),
+           "top_k": args.top_k, "smooth_epochs": args.smooth, **analyse(corpus, eval_dir, args)}  # fmt: skip
+    write_json_atomic(args.out, doc)
+    clean = doc["by_kind"].get("clean", {}).get("share_at_or_above", {})
+    print(f"{doc['recordings']} recordings; clean background at or above: {clean} -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
