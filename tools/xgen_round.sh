@@ -106,3 +106,35 @@ for g in strict adapt; do
     --tune XCC="$WORK/XCC.list:$WORK/eval_XCC" --fixed shipped=models/default/postprocess.toml \
     --out "$WORK/op_k6_macro_$g.json" --toml "$WORK/op_k6_macro_$g.toml"
 done
+
+# Amendment 10 (E65: an ensemble of K6 and K5; its SELECT outputs the mean of the members')
+rt-eeg ensemble --members "$WORK/k6,$WORK/k5" --out "$WORK/e65"
+cp "$WORK/k6/postprocess.toml" "$WORK/e65/"
+python tools/ensemble_probs.py --member "$WORK/evalsel_k6" --member "$WORK/evalsel_k5" --out "$WORK/evalsel_e65"
+python tools/ensemble_probs.py --member "$WORK/eval_XCC" --member "$WORK/evalK5_XCC" --out "$WORK/evalE65_XCC"
+python tools/operating_point.py --model "$WORK/e65" --weigh corpora --target-fa 5 --workers "$J" \
+  --tune SS="$WORK/SS.list:$WORK/evalsel_e65" --tune XS="$WORK/XS.list:$WORK/evalsel_e65" \
+  --tune XCC="$WORK/XCC.list:$WORK/evalE65_XCC" --fixed shipped=models/default/postprocess.toml \
+  --out tools/results/operating_point_e65_macro.json --toml "$WORK/op_e65_macro.toml"
+
+# Amendment 11 (K6-G120: K6's weights, the context gate bounded at 120 epochs; decoded anew)
+python tools/background_states.py --corpus "$WORK/XS" --eval "$WORK/evalsel_k6" \
+  --out tools/results/background_states_k6_XS.json
+rm -rf "$WORK/k6g" && cp -r "$WORK/k6" "$WORK/k6g"
+python - "$WORK/k6g/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["decoder"]["context"]["gate_max_epochs"] = 120
+open(sys.argv[1], "w").write(json.dumps(m, indent=1))
+PY
+for c in SEL XCC O U U2 R XR XRB; do
+  rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/k6g" --out "$WORK/evalG_$c" --workers "$J"
+done
+python tools/operating_point.py --model "$WORK/k6g" --weigh corpora --target-fa 5 --workers "$J" \
+  --tune SS="$WORK/SS.list:$WORK/evalG_SEL" --tune XS="$WORK/XS.list:$WORK/evalG_SEL" \
+  --tune XCC="$WORK/XCC.list:$WORK/evalG_XCC" --fixed shipped=models/default/postprocess.toml \
+  --out tools/results/operating_point_k6g120_macro.json --toml "$WORK/op_k6g_macro.toml"
+python tools/background_states.py --corpus "$WORK/XS" --eval "$WORK/evalG_SEL" \
+  --out tools/results/background_states_k6g120_XS.json
+python tools/compare_heldout.py --model K6="$WORK/eval" --model K6-G120="$WORK/evalG" \
+  --corpora XR,XRB,U,U2,R,O --out tools/results/heldout_k6_k6g120.json
