@@ -45,7 +45,9 @@ from rt_eeg.xsim.base import ELECTRODES, Rendered
 from rt_eeg.xsim.labels import label_recording
 
 #: The independently written generators (module ``rt_eeg.xsim.gen_<name>``).
-GENERATORS: tuple[str, ...] = ("nmm", "spec", "dip", "atlas", "simple", "atoms", "mvar", "hopf")
+GENERATORS: tuple[str, ...] = (
+    "nmm", "spec", "dip", "atlas", "simple", "atoms", "mvar", "epileptor", "hopf",
+)  # fmt: skip
 
 #: EDF physical range of the EEG signals (microvolts), as TUH files carry it.
 PHYS_MAX = 4999.84

@@ -1,0 +1,1 @@
+"""Network Epileptor scalp-EEG generator (see :mod:`rt_eeg.xsim.gen_epileptor`)."""
