@@ -53,7 +53,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="rt_eeg",
         metavar="NAME",
         help="signal model: rt_eeg (default, the families above) or an independently written "
-        "one (nmm, spec, dip, atlas; see README 'Independent generators'), which draws its "
+        "one (nmm, spec, dip, atlas, simple, atoms, mvar, epileptor, hopf; see README "
+        "'Independent generators'), which draws its "
         "own signal at the planner's seizure times",
     )
     parser.add_argument(
