@@ -138,3 +138,10 @@ python tools/background_states.py --corpus "$WORK/XS" --eval "$WORK/evalG_SEL" \
   --out tools/results/background_states_k6g120_XS.json
 python tools/compare_heldout.py --model K6="$WORK/eval" --model K6-G120="$WORK/evalG" \
   --corpora XR,XRB,U,U2,R,O --out tools/results/heldout_k6_k6g120.json
+
+# Amendment 12: the next round's reserved REPORT generators. Render them only after that
+# round's candidates and rule are written (no model has been scored on them):
+#   xsim "$WORK/XE" --generator epileptor --hours 16 --patients 12 --seed 60
+#   xsim "$WORK/XEB" --generator epileptor --from-annotations "$SHARED" --seed 61
+#   xsim "$WORK/XH" --generator hopf --hours 16 --patients 12 --seed 62
+#   xsim "$WORK/XHB" --generator hopf --from-annotations "$SHARED" --seed 63
