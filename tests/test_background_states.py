@@ -68,6 +68,11 @@ def test_shares_by_kind_and_by_state(tmp_path):
     assert entered["0-30 s"]["share_at_or_above"]["0.99"] == round(100 * 29 / 30, 2)  # smoothing
     assert all(r["share_at_or_above"]["0.99"] == 100.0 for r in list(entered.values())[1:])
     assert doc["by_state"]["n2"]["entered"]["0-30 s"]["share_at_or_above"]["0.9"] == 0.0
+    rhythmic = doc["seizures_by_type"]["rhythmic"]
+    assert rhythmic["seizures"] == 1 and rhythmic["peak_score_median"] == pytest.approx(0.999)
+    # epoch 100 is smoothed with 0.1 (0.5495); epoch 101 is the first at 0.999, ending 2 s in
+    assert rhythmic["reach_0.998"] == {"share": 100.0, "median_s_from_onset": 2.0}
+    assert doc["seizures_by_type"]["all"]["seizures"] == 1
 
 
 def test_no_matching_outputs_is_an_error(tmp_path):

@@ -12,6 +12,9 @@ the mean of the ``--top-k`` highest. Epochs within ``--guard-before`` s before a
   ``clean`` background (no event) and for ``SEIZURE`` epochs: how many epochs, and the share
   whose score reaches each ``--thresholds`` value. A kind's share against ``clean``'s says
   whether it *raises* the score, not merely how often it is near a false alarm.
+- ``seizures_by_type``: for every seizure type the generator drew (and ``all``): how many
+  seizures reach each threshold at some epoch inside them, the median seconds from onset to
+  the end of the first such epoch, and the median peak score.
 - ``by_state``: for the generator's vigilance states (events named ``--state-prefix`` + state),
   the same shares by the time since the state began, separately for the state a recording
   starts in and a state entered later (which is where a background context learnt from the
@@ -90,10 +93,32 @@ class _Tally:
                 yield k, {"epochs": int(self.n[k]), "share_at_or_above": shares}
 
 
+def _seizure_row(score: np.ndarray, since: np.ndarray, thr: np.ndarray) -> tuple:
+    """A seizure's peak score and, per threshold, the seconds from onset to the end of the
+    first epoch at or above it (when it is decided, before the feature delay; NaN when none)."""
+    first = [float(since[np.argmax(score >= t)]) if (score >= t).any() else np.nan for t in thr]
+    return float(score.max()), first
+
+
+def _seizure_summary(rows: list, thr: np.ndarray) -> dict:
+    """How many seizures of a type reach each threshold, and the median time to it."""
+    peaks = np.array([r[0] for r in rows])
+    first = np.array([r[1] for r in rows], np.float64).reshape(len(rows), len(thr))
+    out = {"seizures": len(rows), "peak_score_median": round(float(np.median(peaks)), 4)}
+    for j, t in enumerate(thr):
+        hit = np.isfinite(first[:, j])
+        out[f"reach_{t:g}"] = {
+            "share": round(100.0 * float(hit.mean()), 1),
+            "median_s_from_onset": round(float(np.median(first[hit, j])), 1) if hit.any() else None,
+        }
+    return out
+
+
 def analyse(corpus: Path, eval_dir: Path, args) -> dict:
     thr = np.asarray(args.thresholds, np.float64)
     kinds, states = _Tally(thr), _Tally(thr)
     n_rec = 0
+    per_seizure: dict = defaultdict(list)
     for side in sorted(corpus.rglob("*.xsim.json")):
         name = side.name[: -len(".xsim.json")]
         probs_path = eval_dir / f"{name}.probs.npz"
@@ -115,6 +140,10 @@ def analyse(corpus: Path, eval_dir: Path, args) -> dict:
             seiz |= (mid >= a) & (mid < b)
             guard |= (mid >= a - args.guard_before) & (mid < b + args.guard_after)
         kinds.add("SEIZURE", score[seiz])
+        for a, b, kind in seizures:
+            m = (mid >= a) & (mid < b)
+            if m.any():
+                per_seizure[kind].append(_seizure_row(score[m], mid[m] + 0.5 - a, thr))  # epoch ends
         bg = ~guard
         any_event = np.zeros(len(mid), bool)
         for a, b, kind in events:
@@ -138,7 +167,10 @@ def analyse(corpus: Path, eval_dir: Path, args) -> dict:
     by_state: dict = defaultdict(lambda: defaultdict(dict))
     for (state, where, span), row in states.items():
         by_state[state][where][span] = row
-    return {"recordings": n_rec, "by_kind": dict(kinds.items()), "by_state": by_state}
+    by_type = {kind: _seizure_summary(rows, thr) for kind, rows in sorted(per_seizure.items())}
+    by_type["all"] = _seizure_summary([r for rows in per_seizure.values() for r in rows], thr)
+    return {"recordings": n_rec, "by_kind": dict(kinds.items()), "by_state": by_state,
+            "seizures_by_type": by_type}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
