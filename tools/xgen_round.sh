@@ -139,6 +139,28 @@ python tools/background_states.py --corpus "$WORK/XS" --eval "$WORK/evalG_SEL" \
 python tools/compare_heldout.py --model K6="$WORK/eval" --model K6-G120="$WORK/evalG" \
   --corpora XR,XRB,U,U2,R,O --out tools/results/heldout_k6_k6g120.json
 
+# Amendment 13 (less hard-negative mining, from the four-generator store; K5 as the data-matched reference)
+rt-eeg train --corpus "$WORK/trainX2.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k7" --seed 0 \
+  --arch frame_lstm:context:3:0.25,frame_lstm:context:3 --keep-variants --keep last --epochs 6 \
+  --store "$WORK/storeX2"
+cp -r "$WORK/k7/variants/frame_lstm-context-onset3-hn0.25" "$WORK/k7a"
+cp -r "$WORK/k7/variants/frame_lstm-context-onset3" "$WORK/k7b"
+for k in k7a k7b; do
+  cp models/default/postprocess.toml "$WORK/$k/"
+  for c in SEL XCC; do
+    rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$k" --out "$WORK/eval_${k}_$c" --workers "$J"
+  done
+  python tools/operating_point.py --model "$WORK/$k" --weigh corpora --target-fa 5 --workers "$J" \
+    --tune SS="$WORK/SS.list:$WORK/eval_${k}_SEL" --tune XS="$WORK/XS.list:$WORK/eval_${k}_SEL" \
+    --tune XCC="$WORK/XCC.list:$WORK/eval_${k}_XCC" --fixed shipped=models/default/postprocess.toml \
+    --out "tools/results/operating_point_${k}_macro.json" --toml "$WORK/op_${k}_macro.toml"
+  python tools/real_checks.py --model "$WORK/$k" --no-bonn --out "tools/results/real_checks_$k.json"
+done
+python tools/operating_point.py --model "$WORK/k5" --weigh corpora --target-fa 5 --workers "$J" \
+  --tune SS="$WORK/SS.list:$WORK/evalsel_k5" --tune XS="$WORK/XS.list:$WORK/evalsel_k5" \
+  --tune XCC="$WORK/XCC.list:$WORK/evalK5_XCC" --fixed shipped=models/default/postprocess.toml \
+  --out tools/results/operating_point_k5_macro.json --toml "$WORK/op_k5_macro.toml"
+
 # Amendment 12: the next round's reserved REPORT generators. Render them only after that
 # round's candidates and rule are written (no model has been scored on them):
 #   xsim "$WORK/XE" --generator epileptor --hours 16 --patients 12 --seed 60
