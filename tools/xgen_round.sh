@@ -18,6 +18,14 @@ SHARED=${SHARED:-../shared/data/tusz_v2_sample}
 J=${JOBS:-2}
 
 xsim() { [ -f "$1/.done" ] || { rt-eeg simulate --out "$@" --workers "$J" && touch "$1/.done"; }; }
+
+# Amendments 8-13's tuning: MODEL's operating point on SS, XS, XCC weighed one voice each
+# (decoder outputs of S + S2 + XS in SEL_EVAL, of XCC in XCC_EVAL), beside the shipped point.
+tune_macro() {  # MODEL SEL_EVAL XCC_EVAL OUT_JSON OUT_TOML
+  python tools/operating_point.py --model "$1" --weigh corpora --target-fa 5 --workers "$J" \
+    --tune SS="$WORK/SS.list:$2" --tune XS="$WORK/XS.list:$2" --tune XCC="$WORK/XCC.list:$3" \
+    --fixed shipped=models/default/postprocess.toml --out "$4" --toml "$5"
+}
 xsim "$WORK/XT1" --generator dip --hours 24 --patients 12 --seed 51
 xsim "$WORK/XT2" --generator spec --hours 24 --patients 12 --seed 52
 xsim "$WORK/XS" --generator nmm --hours 16 --patients 12 --seed 53
@@ -112,10 +120,8 @@ rt-eeg ensemble --members "$WORK/k6,$WORK/k5" --out "$WORK/e65"
 cp "$WORK/k6/postprocess.toml" "$WORK/e65/"
 python tools/ensemble_probs.py --member "$WORK/evalsel_k6" --member "$WORK/evalsel_k5" --out "$WORK/evalsel_e65"
 python tools/ensemble_probs.py --member "$WORK/eval_XCC" --member "$WORK/evalK5_XCC" --out "$WORK/evalE65_XCC"
-python tools/operating_point.py --model "$WORK/e65" --weigh corpora --target-fa 5 --workers "$J" \
-  --tune SS="$WORK/SS.list:$WORK/evalsel_e65" --tune XS="$WORK/XS.list:$WORK/evalsel_e65" \
-  --tune XCC="$WORK/XCC.list:$WORK/evalE65_XCC" --fixed shipped=models/default/postprocess.toml \
-  --out tools/results/operating_point_e65_macro.json --toml "$WORK/op_e65_macro.toml"
+tune_macro "$WORK/e65" "$WORK/evalsel_e65" "$WORK/evalE65_XCC" \
+  tools/results/operating_point_e65_macro.json "$WORK/op_e65_macro.toml"
 
 # Amendment 11 (K6-G120: K6's weights, the context gate bounded at 120 epochs; decoded anew)
 python tools/background_states.py --corpus "$WORK/XS" --eval "$WORK/evalsel_k6" \
@@ -130,10 +136,8 @@ PY
 for c in SEL XCC O U U2 R XR XRB; do
   rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/k6g" --out "$WORK/evalG_$c" --workers "$J"
 done
-python tools/operating_point.py --model "$WORK/k6g" --weigh corpora --target-fa 5 --workers "$J" \
-  --tune SS="$WORK/SS.list:$WORK/evalG_SEL" --tune XS="$WORK/XS.list:$WORK/evalG_SEL" \
-  --tune XCC="$WORK/XCC.list:$WORK/evalG_XCC" --fixed shipped=models/default/postprocess.toml \
-  --out tools/results/operating_point_k6g120_macro.json --toml "$WORK/op_k6g_macro.toml"
+tune_macro "$WORK/k6g" "$WORK/evalG_SEL" "$WORK/evalG_XCC" \
+  tools/results/operating_point_k6g120_macro.json "$WORK/op_k6g_macro.toml"
 python tools/background_states.py --corpus "$WORK/XS" --eval "$WORK/evalG_SEL" \
   --out tools/results/background_states_k6g120_XS.json
 python tools/compare_heldout.py --model K6="$WORK/eval" --model K6-G120="$WORK/evalG" \
@@ -150,16 +154,12 @@ for k in k7a k7b; do
   for c in SEL XCC; do
     rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$k" --out "$WORK/eval_${k}_$c" --workers "$J"
   done
-  python tools/operating_point.py --model "$WORK/$k" --weigh corpora --target-fa 5 --workers "$J" \
-    --tune SS="$WORK/SS.list:$WORK/eval_${k}_SEL" --tune XS="$WORK/XS.list:$WORK/eval_${k}_SEL" \
-    --tune XCC="$WORK/XCC.list:$WORK/eval_${k}_XCC" --fixed shipped=models/default/postprocess.toml \
-    --out "tools/results/operating_point_${k}_macro.json" --toml "$WORK/op_${k}_macro.toml"
+  tune_macro "$WORK/$k" "$WORK/eval_${k}_SEL" "$WORK/eval_${k}_XCC" \
+    "tools/results/operating_point_${k}_macro.json" "$WORK/op_${k}_macro.toml"
   python tools/real_checks.py --model "$WORK/$k" --no-bonn --out "tools/results/real_checks_$k.json"
 done
-python tools/operating_point.py --model "$WORK/k5" --weigh corpora --target-fa 5 --workers "$J" \
-  --tune SS="$WORK/SS.list:$WORK/evalsel_k5" --tune XS="$WORK/XS.list:$WORK/evalsel_k5" \
-  --tune XCC="$WORK/XCC.list:$WORK/evalK5_XCC" --fixed shipped=models/default/postprocess.toml \
-  --out tools/results/operating_point_k5_macro.json --toml "$WORK/op_k5_macro.toml"
+tune_macro "$WORK/k5" "$WORK/evalsel_k5" "$WORK/evalK5_XCC" \
+  tools/results/operating_point_k5_macro.json "$WORK/op_k5_macro.toml"
 
 # Amendment 12: the next round's reserved REPORT generators. Render them only after that
 # round's candidates and rule are written (no model has been scored on them):
