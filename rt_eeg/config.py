@@ -279,10 +279,10 @@ def _check_postprocess(d: dict) -> None:
     for f in dataclasses.fields(PostprocessConfig):
         if f.name == "cross_channel":  # a table: CrossChannelConfig.from_dict checks it
             schema[f.name] = (dict, None)
-        elif f.name == "adapt_epochs":  # 0: the patient-relative gate is off
-            schema[f.name] = (int, lambda v: 0 <= v <= 100_000, "an integer in 0..100000")
-        elif f.type in ("int", int):
-            schema[f.name] = (int, lambda v: 1 <= v <= 100_000, "an integer in 1..100000")
+        elif f.type in ("int", int):  # at least 1 unless the field says otherwise
+            lo = f.metadata.get("min", 1)
+            schema[f.name] = (int, lambda v, lo=lo: lo <= v <= 100_000,
+                              f"an integer in {lo}..100000")  # fmt: skip
         else:
             schema[f.name] = (float, lambda v: math.isfinite(v) and 0 <= v <= 3600,
                               "a finite number >= 0")  # fmt: skip

@@ -48,8 +48,9 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import math
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -137,7 +138,7 @@ class PostprocessConfig:
     early_rise: float = 0.0
     min_channels: int = 1
     channel_level: float = 0.0
-    adapt_epochs: int = 0
+    adapt_epochs: int = field(default=0, metadata={"min": 0})  # 0: the gate is off
     adapt_quantile: float = 0.9
     adapt_margin: float = 0.0
     adapt_min_epochs: int = 60
@@ -227,7 +228,7 @@ _ADAPT_DEFAULTS = {
 def _logit(p: float) -> float:
     """Logit of a score, clipped so that 0 and 1 stay finite."""
     p = min(max(p, 1e-7), 1.0 - 1e-7)
-    return float(np.log(p / (1.0 - p)))
+    return math.log(p / (1.0 - p))
 
 
 @dataclass(frozen=True)

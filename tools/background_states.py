@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from rt_eeg.io.atomic import write_json_atomic
+from rt_eeg.postprocess import PostprocessConfig, Postprocessor
 
 #: Seconds since a state began, bin edges.
 STATE_BINS = (0, 30, 60, 120, 240, 480, 960)
@@ -46,25 +47,28 @@ WINDOW_S = 7.0
 CONTINUOUS = {"ecg"}
 
 
-def cross_channel_score(probs: np.ndarray, top_k: int, smooth: int) -> np.ndarray:
-    """The postprocessor's score per epoch (channels smoothed causally, then top-k mean).
+def cross_channel_score(
+    probs: np.ndarray, top_k: int, smooth: int, ch_names: list[str] | None = None
+) -> np.ndarray:
+    """The postprocessor's own cross-channel score per epoch (:class:`Postprocessor`, the
+    object the pipeline runs: channels smoothed causally, then the top-k mean).
 
     Parameters
     ----------
     probs : ndarray, shape (n_epochs, n_channels)
     top_k, smooth : int
+    ch_names : list of str, optional
+        The channels (``top_k`` is used for a reduced montage too).
 
     Returns
     -------
     score : ndarray of float64, shape (n_epochs,)
     """
     p = np.asarray(probs, np.float64)
-    c = np.cumsum(np.vstack([np.zeros((1, p.shape[1])), p]), axis=0)
-    i = np.arange(1, p.shape[0] + 1)
-    lo = np.maximum(0, i - smooth)
-    sm = (c[i] - c[lo]) / (i - lo)[:, None]
-    k = min(top_k, p.shape[1])
-    return np.sort(sm, axis=1)[:, -k:].mean(axis=1)
+    names = list(ch_names) if ch_names is not None else [f"ch{i}" for i in range(p.shape[1])]
+    cfg = PostprocessConfig(top_k=top_k, top_k_reduced=top_k, smooth_epochs=smooth)
+    post = Postprocessor(names, cfg)
+    return np.array([post.push(float(i), row)[-1].score for i, row in enumerate(p)])
 
 
 def _order(key) -> tuple:
@@ -127,12 +131,12 @@ def analyse(corpus: Path, eval_dir: Path, args) -> dict:
         try:
             meta = json.loads(side.read_text("utf-8"))
             with np.load(probs_path, allow_pickle=False) as z:
-                starts, probs = z["epoch_starts"], z["probs"]
+                starts, probs, ch_names = z["epoch_starts"], z["probs"], list(z["ch_names"])
             seizures, events = meta["seizures"], meta["events"]
         except (OSError, ValueError, KeyError) as err:
             raise SystemExit(f"error: {side.parent / name}: unreadable ({err})") from None
         n_rec += 1
-        score = cross_channel_score(probs, args.top_k, args.smooth)
+        score = cross_channel_score(probs, args.top_k, args.smooth, ch_names)
         mid = starts + 0.5
         seiz = np.zeros(len(mid), bool)
         guard = np.zeros(len(mid), bool)

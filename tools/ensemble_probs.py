@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rt_eeg.io.atomic import save_npz_atomic
+
 SUFFIX = ".probs.npz"
 
 
@@ -67,9 +69,7 @@ def write_mean(members: list[Path], out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
     for n in names:
         z = mean_outputs([_read(m / (n + SUFFIX)) for m in members], n)
-        tmp = out / (n + ".tmp.npz")
-        np.savez(tmp, **z)
-        tmp.replace(out / (n + SUFFIX))
+        save_npz_atomic(out / (n + SUFFIX), **z)
     return len(names)
 
 
