@@ -151,8 +151,9 @@ def test_what_is_drawn_without_them_is_what_the_simulator_drew_before_them(seed,
     change meant to alter existing recordings."""
     req = {"wicket", "rmtd", "fourteen_six", "sreda", "posts_vertex", "patting", "percussion",
            "glossokinetic", "slowing", "breach", "movement"}  # fmt: skip
-    plan = plan_recording(900.0, SF, seed=seed, families=ALL_FAMILIES - NEW, require=req,
-                          seizures=[(300.0, 360.0)])  # fmt: skip
+    # arousal (rt_eeg.sim.arousals) came later still: out too, as in every older corpus
+    plan = plan_recording(900.0, SF, seed=seed, families=ALL_FAMILIES - NEW - {"arousal"},
+                          require=req, seizures=[(300.0, 360.0)])  # fmt: skip
     assert _plan_digest(RecordingGenerator(plan)) == digest
 
 

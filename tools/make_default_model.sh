@@ -51,29 +51,32 @@ NEW_TRAIN=percussion,pulse,glossokinetic
 # everything but corpus R, which reports them. Every other corpus excludes them, so it is
 # bit-identical to the corpus simulated before they existed.
 REPORT2=hypnagogic,mu,lambda,phantom_sw,photic
+# Arousals from sleep (rt_eeg/sim/arousals.py, 2026-11-26): TRAIN, in corpus A4 only (protocol
+# amendment 14); every other corpus excludes them and is bit-identical to before they existed.
+NEW_TRAIN2=arousal
 
 mkdir -p "$WORK"
 sim() { [ -f "$1/.done" ] || { rt-eeg simulate --out "$@" && touch "$1/.done"; }; }
 sim "$WORK/A" --hours 32 --patients 14 --seed 21 \
-  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2"
+  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
 sim "$WORK/A3" --hours 16 --patients 8 --seed 33 \
-  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$REPORT2"
+  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$REPORT2,$NEW_TRAIN2"
 sim "$WORK/B" --from-annotations "$SHARED" --seed 22 \
-  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2"
+  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
 sim "$WORK/S" --hours 12 --patients 6 --seed 23 \
-  --exclude-families "$TRAIN_SEIZ,$REPORT_SEIZ,$REPORT_OTHER,$NEW_TRAIN,$REPORT2"
+  --exclude-families "$TRAIN_SEIZ,$REPORT_SEIZ,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
 sim "$WORK/S2" --hours 16 --patients 24 --seed 28 \
-  --exclude-families "$TRAIN_SEIZ,$REPORT_SEIZ,$REPORT_OTHER,$NEW_TRAIN,$REPORT2"
+  --exclude-families "$TRAIN_SEIZ,$REPORT_SEIZ,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
 sim "$WORK/U" --hours 16 --patients 8 --seed 24 \
-  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN,$REPORT2"
+  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
 sim "$WORK/U2" --hours 16 --patients 8 --seed 31 \
-  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN,$REPORT2"
+  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
 sim "$WORK/O" --hours 10 --patients 6 --seed 25 \
-  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2"
+  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
 # R: 24 h, 12 new patients, seizures of REPORT families; others: the fresh REPORT2 families
 # and TRAIN others (REPORT2 is held out of every other corpus)
 sim "$WORK/R" --hours 24 --patients 12 --seed 41 \
-  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN"
+  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$NEW_TRAIN2"
 for c in A A3 B S S2 U U2 O R; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
 cat "$WORK/A.list" "$WORK/A3.list" "$WORK/B.list" > "$WORK/train.list"
 cat "$WORK/S.list" "$WORK/S2.list" > "$WORK/SS.list"

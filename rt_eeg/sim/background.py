@@ -11,7 +11,7 @@ whatever the recording length.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.fft
@@ -167,6 +167,11 @@ class Timeline:
         'beta', 'emg').
     segments : list of (state, start_s, stop_s)
         The state sequence before smoothing.
+    mods : dict of str -> np.ndarray or bool
+        The slow modulators the envelopes were made from (``wax``, ``tone``, ``slow``,
+        ``awake_alpha``), kept so :meth:`reweight` can remake them.
+    arousals : list
+        Arousals applied by :func:`rt_eeg.sim.arousals.apply_arousals` (family ``arousal``).
     """
 
     awake: np.ndarray
@@ -175,6 +180,8 @@ class Timeline:
     eyes_closed: np.ndarray
     env: dict
     segments: list
+    mods: dict = field(default_factory=dict, repr=False)
+    arousals: list = field(default_factory=list)
 
     @classmethod
     def draw(
@@ -221,13 +228,7 @@ class Timeline:
                     cur = "sleep" if rng.random() < 0.3 + 0.6 * s else "awake"
                 else:
                     cur = "drowsy" if rng.random() < 0.6 else "awake"
-        onehot = np.zeros((3, n))
-        for name, a, b in segments:
-            onehot[STATES.index(name), int(a * CTRL_SFREQ) : int(math.ceil(b * CTRL_SFREQ)) + 2] = 1
-        onehot[0, onehot.sum(axis=0) == 0] = 1.0
-        w = np.stack([smooth(row, int(20 * CTRL_SFREQ)) for row in onehot])
-        w /= w.sum(axis=0, keepdims=True)
-        awake, drowsy, sleep = w
+        awake, drowsy, sleep = state_weights(segments, n)
 
         # eyes: alternating open/closed periods while awake
         eyes = np.zeros(n)
@@ -240,19 +241,21 @@ class Timeline:
             closed = not closed
         eyes = np.clip(smooth(eyes, int(0.6 * CTRL_SFREQ)), 0.0, 1.0)
 
-        wax = np.exp(0.45 * lowpass_noise(rng, n, 2.5) - 0.1)
-        tone = np.exp(0.5 * lowpass_noise(rng, n, 30.0))
-        slow = np.exp(0.2 * lowpass_noise(rng, n, 60.0))
-        env = {
-            "bb": slow * (awake + 1.1 * drowsy + 1.35 * sleep),
-            "delta": awake * 0.25 + drowsy * 0.55 + sleep * 1.0 * slow,
-            "theta": (awake * 0.35 + drowsy * 1.0 + sleep * 0.5) * slow,
-            "alpha": (awake * (0.25 + 0.75 * eyes) * float(awake_alpha) + drowsy * 0.3) * wax,
-            "beta": awake * 1.0 + drowsy * 0.8 + sleep * 0.5,
-            "emg": awake * (0.4 + 0.6 * (1.0 - eyes)) * tone + 0.15,
+        mods = {
+            "wax": np.exp(0.45 * lowpass_noise(rng, n, 2.5) - 0.1),
+            "tone": np.exp(0.5 * lowpass_noise(rng, n, 30.0)),
+            "slow": np.exp(0.2 * lowpass_noise(rng, n, 60.0)),
+            "awake_alpha": awake_alpha,
         }
-        env = {k: v.astype(np.float32) for k, v in env.items()}
-        return cls(awake, drowsy, sleep, eyes, env, segments)
+        return cls(awake, drowsy, sleep, eyes, _envelopes(awake, drowsy, sleep, eyes, mods),
+                   segments, mods)  # fmt: skip
+
+    def reweight(self, awake, drowsy, sleep, segments: list) -> None:
+        """Replace the state weights (``(n_ctrl,)`` each, summing to 1) and the state
+        sequence, and remake every envelope from them (before anything attenuates one)."""
+        self.awake, self.drowsy, self.sleep = awake, drowsy, sleep
+        self.segments = segments
+        self.env = _envelopes(awake, drowsy, sleep, self.eyes_closed, self.mods)
 
     def attenuate(
         self, name: str, start: float, stop: float, depth: float, recover_s: float, onset_s=0.0
@@ -280,6 +283,31 @@ class Timeline:
         """The dominant state at time ``t`` (s)."""
         i = min(int(t * CTRL_SFREQ), len(self.awake) - 1)
         return STATES[int(np.argmax([self.awake[i], self.drowsy[i], self.sleep[i]]))]
+
+
+def _envelopes(awake, drowsy, sleep, eyes, mods: dict) -> dict:
+    """Background gains from the state weights, eyes and slow modulators: ``(n_ctrl,)`` each."""
+    wax, tone, slow = mods["wax"], mods["tone"], mods["slow"]
+    env = {
+        "bb": slow * (awake + 1.1 * drowsy + 1.35 * sleep),
+        "delta": awake * 0.25 + drowsy * 0.55 + sleep * 1.0 * slow,
+        "theta": (awake * 0.35 + drowsy * 1.0 + sleep * 0.5) * slow,
+        "alpha": (awake * (0.25 + 0.75 * eyes) * float(mods["awake_alpha"]) + drowsy * 0.3) * wax,
+        "beta": awake * 1.0 + drowsy * 0.8 + sleep * 0.5,
+        "emg": awake * (0.4 + 0.6 * (1.0 - eyes)) * tone + 0.15,
+    }
+    return {k: v.astype(np.float32) for k, v in env.items()}
+
+
+def state_weights(segments: list, n: int, smooth_s: float = 20.0) -> np.ndarray:
+    """``(3, n)`` state weights at :data:`CTRL_SFREQ` from a state sequence, each boundary
+    smoothed over ``smooth_s`` seconds (columns sum to 1)."""
+    onehot = np.zeros((3, n))
+    for name, a, b in segments:
+        onehot[STATES.index(name), int(a * CTRL_SFREQ) : int(math.ceil(b * CTRL_SFREQ)) + 2] = 1
+    onehot[0, onehot.sum(axis=0) == 0] = 1.0
+    w = np.stack([smooth(row, int(smooth_s * CTRL_SFREQ)) for row in onehot])
+    return w / w.sum(axis=0, keepdims=True)
 
 
 def _restricted_segments(duration: float, s: float, states, rng) -> list:

@@ -39,6 +39,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "sleep",  # delta, spindles, K-complexes
         "slowing",  # focal or diffuse polymorphic delta
         "breach",  # skull defect: focal higher amplitude and faster activity
+        "arousal",  # abrupt awakenings and brief arousals from sleep, with a muscle burst
     ),
     "benign": (
         "wicket",  # arciform 6-11 Hz temporal trains

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from rt_eeg.io.annotations import Event
+from rt_eeg.sim.arousals import apply_arousals, burst_transients, draw_arousals
 from rt_eeg.sim.artifacts import (
     ARTIFACT_RENDERERS,
     Ecg,
@@ -253,6 +254,9 @@ class RecordingGenerator:
         else:
             self.timeline = Timeline.draw(p.duration, p.profile, rngs[0], state=p.state,
                                           states=v.states, awake_alpha=v.allows("awake_alpha"))  # fmt: skip
+            if v.allows("arousal") and p.state is None:  # a stream nothing else reads
+                arng = np.random.default_rng(np.random.SeedSequence([p.seed, 0xA20]))
+                apply_arousals(self.timeline, draw_arousals(self.timeline, p.duration, arng))
         for sz in p.seizures:  # family mode: alpha fades with recruitment, not in one step
             self.timeline.attenuate("alpha", sz.start, sz.stop, 0.85, max(sz.postictal_s, 5.0),
                                     onset_s=0.0 if v is None else 4.0)  # fmt: skip
@@ -267,6 +271,8 @@ class RecordingGenerator:
             if p.artifacts:
                 transients += draw_more_artifacts(p.duration, self.timeline, v, frngs[1])
             transients += draw_benign(p.duration, self.timeline, v, frngs[2])
+            if p.artifacts:  # the arousals' muscle bursts (none when arousal is not allowed)
+                transients += burst_transients(self.timeline.arousals)
             transients = [tr for tr in transients if v.allows(KIND_FAMILY[tr.kind])]
             if p.artifacts:  # a stream nothing else reads: without them, the same samples
                 transients += draw_clinical_artifacts(p.duration, p.profile, self.timeline, v,

@@ -210,6 +210,8 @@ def families_present(plan, timeline, transients, faults, ecg_on: bool, line_on: 
         found.add("slowing")
     if v.breach is not None:
         found.add("breach")
+    if timeline.arousals:
+        found.add("arousal")
     found.update(KIND_FAMILY[tr.kind] for tr in transients)
     if faults:
         found.add("electrode_pop")
