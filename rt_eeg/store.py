@@ -20,13 +20,18 @@ not thousands of small files:
     list), ``track_offset`` (int64, first row in features.f32), ``track_n_frames`` (int64),
     ``label_offset`` (int64, first row in labels.u8).
 ``index.json``
-    Format version, the feature configuration (TOML text), the store key, recordings (relative
-    path, split, patient, channels, frames), splits, counts, skipped files. Written last: a
-    store without it is incomplete and is rebuilt.
+    Format version, the feature configuration (TOML text), the store key, the corpus root,
+    recordings (path relative to the root, split, patient, channels, frames, and the byte sizes
+    of the EDF and label files the features and labels came from), splits, counts, skipped
+    files. Written last: a store without it is incomplete and is rebuilt.
 
 A training *sample* is a label row: its window is gathered from the memmap with numpy fancy
 indexing (:meth:`FeatureStore.windows`), so random access over the whole corpus costs one
 gather per batch.
+
+Building a store (:func:`rt_eeg.store_build.build_store`) can copy the rows of recordings
+another store already holds instead of recomputing them, and :meth:`FeatureStore.subset` views
+some recordings of a store as if they were a store of their own.
 
 Epoch labels: epoch ``e`` of a channel is 'seiz' when seizure events of that channel (per-channel
 ``.csv`` beside the EDF when present, else the recording's TERM events applied to every
@@ -35,13 +40,11 @@ channel) cover at least half of ``[e, e + 1)`` seconds.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
-import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,6 +59,8 @@ STORE_VERSION = 2
 #: Fraction of an epoch seizure events must cover for the epoch to be labelled 'seiz'.
 SEIZURE_FRACTION = 0.5
 SPLITS = ("train", "dev", "eval")
+#: Rows copied per read when a recording is copied from another store (bounded memory).
+COPY_ROWS = 1 << 16
 
 
 # --------------------------------------------------------------------------- labels
@@ -230,8 +235,12 @@ class StoreWriter:
         self._channels: list[str] = []
         self._skipped: list[dict] = []
 
-    def add(self, rec: RecordingFeatures) -> None:
-        """Append one recording (channel-major rows: each channel's frames contiguous)."""
+    def add(self, rec: RecordingFeatures, source: dict | None = None) -> None:
+        """Append one recording (channel-major rows: each channel's frames contiguous).
+
+        ``source`` (the byte sizes of the files it was computed from, see
+        :func:`rt_eeg.store_build.source_identity`) is recorded with it.
+        """
         feats = np.asarray(rec.features, dtype=np.float32)
         n_frames, n_ch, n_feat = feats.shape
         n_ep = n_frames // FRAMES_PER_EPOCH
@@ -239,8 +248,66 @@ class StoreWriter:
             raise ValueError(
                 f"{rec.name}: features {feats.shape} / labels {rec.labels.shape} do not match"
             )
+        self._f.write(np.ascontiguousarray(feats.transpose(1, 0, 2)).astype("<f4").tobytes())
+        self._l.write(np.ascontiguousarray(rec.labels.T, dtype=np.uint8).tobytes())
+        centers = recording_centers(feats, ~np.asarray(rec.labels, bool).any(axis=1))
+        self._c.write(np.ascontiguousarray(centers.transpose(1, 0, 2)).astype("<f4").tobytes())
+        self._register(
+            rec.name, rec.split, rec.patient, rec.ch_names, n_frames, int(rec.labels.sum()), source
+        )
+
+    def add_copy(
+        self,
+        src: FeatureStore,
+        r: int,
+        name: str,
+        split: str,
+        patient: str,
+        source: dict | None = None,
+    ) -> None:
+        """Append recording ``r`` of another store by copying its rows, track by track.
+
+        Features, labels and context rows are all per recording (the context is computed
+        causally from that recording's own labels), so the copy is byte-identical to
+        recomputing them from the same files. Reads at most :data:`COPY_ROWS` rows at a time.
+
+        Parameters
+        ----------
+        src : FeatureStore
+            A full store (not a :meth:`FeatureStore.subset` view) with this store's features.
+        r : int
+            Index of the recording in ``src.index["recordings"]``.
+        name, split, patient : str
+            The recording's entry in this store (its name relative to this store's root).
+        source : dict, optional
+            Byte sizes of its files (recorded as in :meth:`add`).
+        """
+        entry = src.index["recordings"][r]
+        tracks = np.flatnonzero(src.track_recording == r)
+        n_frames = int(entry["n_frames"])
+        n_ep = n_frames // FRAMES_PER_EPOCH
+        if (
+            src.n_features != self.n_features
+            or src._context_offset is not None
+            or len(tracks) != len(entry["ch_names"])
+            or np.any(src.track_n_frames[tracks] != n_frames)
+        ):
+            raise RtEegError(
+                f"cannot copy {entry['name']}: its tracks do not match its entry", src.path
+            )
+        for t in tracks:
+            _copy_rows(src.features, int(src.track_offset[t]), n_frames, self._f)
+            _copy_rows(src.labels, int(src.label_offset[t]), n_ep, self._l)
+            _copy_rows(src.context, int(src.label_offset[t]), n_ep, self._c)
+        self._register(
+            name, split, patient, entry["ch_names"], n_frames, int(entry["n_seiz_epochs"]), source
+        )
+
+    def _register(self, name, split, patient, ch_names, n_frames, n_seiz, source) -> None:
+        """Index the tracks of the recording just written and its index.json entry."""
+        n_ep = n_frames // FRAMES_PER_EPOCH
         r = len(self._recordings)
-        for j, ch in enumerate(rec.ch_names):
+        for j, ch in enumerate(ch_names):
             if ch not in self._channels:
                 self._channels.append(ch)
             self._tracks["rec"].append(r)
@@ -248,26 +315,23 @@ class StoreWriter:
             self._tracks["off"].append(self._rows + j * n_frames)
             self._tracks["nf"].append(n_frames)
             self._tracks["loff"].append(self._label_rows + j * n_ep)
-        self._f.write(np.ascontiguousarray(feats.transpose(1, 0, 2)).astype("<f4").tobytes())
-        self._l.write(np.ascontiguousarray(rec.labels.T, dtype=np.uint8).tobytes())
-        centers = recording_centers(feats, ~np.asarray(rec.labels, bool).any(axis=1))
-        self._c.write(np.ascontiguousarray(centers.transpose(1, 0, 2)).astype("<f4").tobytes())
-        self._rows += n_ch * n_frames
-        self._label_rows += n_ch * n_ep
+        self._rows += len(ch_names) * n_frames
+        self._label_rows += len(ch_names) * n_ep
         self._recordings.append(
             {
-                "name": rec.name,
-                "split": rec.split,
-                "patient": rec.patient,
-                "ch_names": list(rec.ch_names),
+                "name": name,
+                "split": split,
+                "patient": patient,
+                "ch_names": list(ch_names),
                 "n_frames": int(n_frames),
-                "n_seiz_epochs": int(rec.labels.sum()),
+                "n_seiz_epochs": int(n_seiz),
+                **(source or {}),
             }
         )
 
-    def skip(self, name: str, problem: str) -> None:
-        """Record a recording that could not be read."""
-        self._skipped.append({"name": name, "problem": problem})
+    def skip(self, name: str, problem: str, source: dict | None = None) -> None:
+        """Record a recording that could not be read (with its files' sizes, when given)."""
+        self._skipped.append({"name": name, "problem": problem, **(source or {})})
 
     def close(self) -> Path:
         """Finish the data files, then write index.npz and index.json; return the folder."""
@@ -316,6 +380,12 @@ class StoreWriter:
             self.close()
         else:
             self.abort()
+
+
+def _copy_rows(src: np.ndarray, start: int, n: int, out) -> None:
+    """Write rows ``[start, start + n)`` of a memmap to ``out``, a bounded chunk at a time."""
+    for a in range(start, start + n, COPY_ROWS):
+        out.write(np.ascontiguousarray(src[a : min(a + COPY_ROWS, start + n)]).tobytes())
 
 
 # --------------------------------------------------------------------------- reader
@@ -372,6 +442,9 @@ class FeatureStore:
         self.labels = np.memmap(lpath, dtype=np.uint8, mode="r") if n_lab else np.zeros(0, np.uint8)
         self.track_n_epochs = self.track_n_frames // FRAMES_PER_EPOCH
         self._onset_rank: np.ndarray | None = None
+        # A subset view's label rows are renumbered; its tracks' first rows in context.f32
+        # (None: the label rows themselves).
+        self._context_offset: np.ndarray | None = None
         splits = [r["split"] for r in self.index["recordings"]]
         self.track_split = np.asarray([splits[r] for r in self.track_recording], dtype=object)
 
@@ -414,7 +487,64 @@ class FeatureStore:
 
     def centers(self, rows: np.ndarray) -> np.ndarray:
         """Background centres of the given samples' windows: float32 ``(n, n_features)``."""
-        return np.asarray(self.context[np.asarray(rows, dtype=np.int64)], np.float32)
+        rows = np.asarray(rows, dtype=np.int64)
+        if self._context_offset is not None:
+            track = np.searchsorted(self.label_offset, rows, side="right") - 1
+            rows = self._context_offset[track] + (rows - self.label_offset[track])
+        return np.asarray(self.context[rows], np.float32)
+
+    def subset(self, recordings: Sequence[int], index: dict | None = None) -> FeatureStore:
+        """View some recordings as a store of their own, without copying features.
+
+        The view numbers tracks and label rows exactly as a store built from just these
+        recordings, in this order, would: :meth:`rows`, :meth:`windows`, :meth:`centers`,
+        :meth:`onset_rank`, ``labels`` and the track arrays are those of that store (only
+        ``track_offset``, used by :meth:`windows`, and ``track_channel``, an index into this
+        store's ``channels``, still point into this store). So training on the view follows the
+        same data order, row for row, as training on that store.
+
+        Parameters
+        ----------
+        recordings : sequence of int
+            Indices into ``index["recordings"]``, in the order of the view.
+        index : dict, optional
+            Entries replacing those of this store's index in the view's (its recordings' names
+            and splits, key...); ``recordings`` defaults to the selected entries.
+
+        Returns
+        -------
+        view : FeatureStore
+            ``labels`` is an in-memory copy (one byte per label row of the view).
+        """
+        recs = [int(r) for r in recordings]
+        by_rec = [np.flatnonzero(self.track_recording == r) for r in recs]
+        tracks = np.concatenate(by_rec).astype(np.int64) if recs else np.zeros(0, np.int64)
+        view = copy.copy(self)
+        view.index = {**self.index, "recordings": [self.index["recordings"][r] for r in recs]}
+        view.index.update(index or {})
+        view.track_recording = np.repeat(
+            np.arange(len(recs), dtype=np.int32), [len(t) for t in by_rec]
+        )
+        view.track_channel = self.track_channel[tracks]
+        view.track_offset = self.track_offset[tracks]
+        view.track_n_frames = self.track_n_frames[tracks]
+        view.track_n_epochs = self.track_n_epochs[tracks]
+        n_ep = view.track_n_epochs
+        view.label_offset = (np.cumsum(n_ep) - n_ep).astype(np.int64)
+        ctx = self.label_offset if self._context_offset is None else self._context_offset
+        view._context_offset = ctx[tracks]
+        starts = self.label_offset[tracks]
+        view.labels = (
+            np.concatenate([self.labels[a : a + n] for a, n in zip(starts, n_ep, strict=True)])
+            if tracks.size
+            else np.zeros(0, np.uint8)
+        ).astype(np.uint8)
+        splits = [r["split"] for r in view.index["recordings"]]
+        view.track_split = np.asarray([splits[r] for r in view.track_recording], dtype=object)
+        view.index["n_label_rows"] = int(view.labels.size)
+        view.index["n_rows"] = int(view.track_n_frames.sum())
+        view._onset_rank = None
+        return view
 
     def onset_rank(self, rows: np.ndarray) -> np.ndarray:
         """Epochs since the seizure began on that channel, for seizure samples.
@@ -443,122 +573,14 @@ class FeatureStore:
         return self._onset_rank[rows]
 
 
-# --------------------------------------------------------------------------- building from a corpus
+# --------------------------------------------------------------------------- building
 
 
-def _compute_one(args: tuple) -> RecordingFeatures | tuple[str, str]:
-    """Worker: read one EDF, compute features and labels (a (name, problem) on bad input)."""
-    edf, ref, channel_ref, split, patient, name, cfg_toml = args
-    from rt_eeg.features import FeatureConfig, compute_features
-    from rt_eeg.io.edf import open_recording
+def __getattr__(name: str):
+    # Building a store from a corpus moved to rt_eeg.store_build (imported lazily: it imports
+    # this module); the old names still resolve here.
+    if name in ("build_store", "_compute_one", "_map"):
+        from rt_eeg import store_build
 
-    cfg = FeatureConfig.from_toml(cfg_toml)
-    try:
-        with open_recording(edf, sfreq=cfg.sfreq) as rec:
-            signal = rec.read()
-            ch_names = list(rec.ch_names)
-        if not ch_names:
-            return name, "no TCP channel can be formed"
-        feats, _ = compute_features(signal, cfg)
-        n_ep = feats.shape[0] // FRAMES_PER_EPOCH
-        labels = channel_labels(
-            Path(edf),
-            None if ref is None else Path(ref),
-            ch_names,
-            n_ep,
-            None if channel_ref is None else Path(channel_ref),
-        )
-    except RtEegError as err:
-        return name, str(err)
-    return RecordingFeatures(name, split, patient, ch_names, feats.astype(np.float32), labels)
-
-
-def build_store(
-    items: Sequence,
-    root: str | os.PathLike,
-    path: str | os.PathLike,
-    feature_config,
-    *,
-    workers: int = 1,
-    meta: dict | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
-) -> Path:
-    """Compute features of every corpus item once and write them into one store.
-
-    Parameters
-    ----------
-    items : sequence of rt_eeg.io.corpus.CorpusItem
-        ``edf``, ``ref``, ``split``, ``patient``; written in the given order (deterministic).
-    root : path-like
-        Corpus root (recording names are stored relative to it).
-    path : path-like
-        Store folder.
-    feature_config : rt_eeg.features.FeatureConfig
-    workers : int
-        Processes computing features in parallel (1 = in this process). Results are written
-        in item order whatever the completion order. Workers are spawned, so a script that
-        calls this with ``workers > 1`` needs an ``if __name__ == "__main__":`` guard.
-    meta : dict, optional
-        Extra index.json entries.
-    progress : callable(done, total, name), optional
-
-    Returns
-    -------
-    path : Path
-        The store folder; unreadable recordings are listed under ``skipped`` in index.json.
-    """
-    from rt_eeg.features import N_FEATURES
-
-    root = Path(root)
-    cfg_toml = feature_config.to_toml()
-    jobs = [
-        (
-            str(it.edf),
-            None if it.ref is None else str(it.ref),
-            None if getattr(it, "channel_ref", None) is None else str(it.channel_ref),
-            it.split,
-            it.patient,
-            os.path.relpath(it.edf, root),
-            cfg_toml,
-        )
-        for it in items
-    ]
-    t0 = time.perf_counter()
-    n_frames = 0
-    with StoreWriter(path, N_FEATURES, {"feature_config": cfg_toml, **(meta or {})}) as writer:
-        for k, res in enumerate(_map(jobs, workers)):
-            if isinstance(res, tuple):
-                writer.skip(*res)
-                print(f"rt-eeg: skipped {res[0]}: {res[1]}", file=sys.stderr)
-            else:
-                writer.add(res)
-                n_frames += res.features.shape[0]
-            if progress is not None:
-                progress(k + 1, len(jobs), jobs[k][5])
-        elapsed = time.perf_counter() - t0
-        writer.meta["build_seconds"] = round(elapsed, 3)
-        writer.meta["build_frames_per_second"] = round(n_frames / max(elapsed, 1e-9), 1)
-    return Path(path)
-
-
-def _map(jobs: list[tuple], workers: int) -> Iterator:
-    if workers <= 1 or len(jobs) <= 1:
-        yield from map(_compute_one, jobs)
-        return
-    import multiprocessing as mp
-    from collections import deque
-
-    from rt_eeg.lifetime import die_with_parent
-
-    # spawn: safe even when TensorFlow is already loaded in this process. At most 2 * workers
-    # jobs in flight, collected in submission order, so memory stays bounded. Workers die with
-    # this process: a killed `rt-eeg train` must not leave them computing for nobody.
-    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
-                             initializer=die_with_parent, initargs=(os.getpid(),)) as ex:  # fmt: skip
-        pending: deque = deque()
-        for job in jobs:
-            pending.append(ex.submit(_compute_one, job))
-            if len(pending) >= 2 * workers:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
+        return getattr(store_build, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -493,7 +493,12 @@ def train_from_store(
         "seed": cfg.seed,
         "data_order_file": DATA_ORDER_FILE,
         "data_order_shape": [len(orders), len(orders[0])],
-        "store": {"path": str(store.path), "key": store.index.get("key")},
+        "store": {
+            "path": str(store.path),
+            "key": store.index.get("key"),
+            # trained on a view of a larger store (rows numbered as in a store of `key`)
+            **({"subset_of": store.index["subset_of"]} if "subset_of" in store.index else {}),
+        },
         "libraries": library_versions(),
         "determinism": determinism,
         "device": dev_name,

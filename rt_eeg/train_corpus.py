@@ -72,6 +72,7 @@ def train_corpus(
     command_line: str | None = None,
     dev_corpus: str | os.PathLike | None = None,
     keep_variants: bool = False,
+    reuse_stores: tuple[str | os.PathLike, ...] = (),
     log=print,
 ) -> dict:
     """``rt-eeg train``: corpus -> feature store -> trained model folder.
@@ -103,6 +104,11 @@ def train_corpus(
         of the training corpus then trains.
     keep_variants : bool
         With ``compare``, keep every variant's model folder under ``out_dir/variants``.
+    reuse_stores : tuple of path-like
+        Complete feature stores whose recordings are copied into a store that has to be built
+        instead of recomputed (:func:`rt_eeg.store_build.build_store`). Independently, a
+        ``store_dir`` that holds a complete store of another key but every listed recording
+        is trained on as is (:func:`rt_eeg.store_build.subset_view`) rather than rebuilt.
 
     Returns
     -------
@@ -110,7 +116,8 @@ def train_corpus(
     """
     from rt_eeg.features import FeatureConfig
     from rt_eeg.io.corpus import find_recordings
-    from rt_eeg.store import build_store, default_store_dir, file_list_hash, store_key
+    from rt_eeg.store import default_store_dir, file_list_hash, store_key
+    from rt_eeg.store_build import build_store
 
     resolve_device(device)  # refuse --device gpu without a GPU before the long feature pass
     corpus = Path(corpus)
@@ -145,7 +152,12 @@ def train_corpus(
     list_hash = file_list_hash(items, root)
     key = store_key(list_hash, fcfg.to_toml())
     store_path = Path(store_dir) if store_dir else default_store_dir(key)
+    meta = {"key": key, "file_list_sha256": list_hash, "corpus": str(corpus.resolve())}
+    # open every reuse store first: a bad folder is refused before any work
+    reuse = [FeatureStore(p) for p in reuse_stores]
     store = _open_store_if_current(store_path, key)
+    if store is None and store_dir:
+        store = _open_subset(store_path, items, root, fcfg, meta, log)
     if store is None:
         log(f"computing features of {len(items)} recordings into {store_path}")
         build_store(
@@ -154,7 +166,9 @@ def train_corpus(
             store_path,
             fcfg,
             workers=workers or os.cpu_count() or 1,
-            meta={"key": key, "file_list_sha256": list_hash, "corpus": str(corpus.resolve())},
+            meta=meta,
+            reuse=reuse or None,
+            log=log,
         )
         store = FeatureStore(store_path)
         log(
@@ -162,7 +176,7 @@ def train_corpus(
             f"{store.index['build_frames_per_second']:.0f} frames/s, "
             f"{len(store.index['skipped'])} recordings skipped"
         )
-    else:
+    elif "subset_of" not in store.index:
         log(f"reusing feature store {store_path}")
     extra = {
         "corpus": str(corpus.resolve()),
@@ -313,3 +327,28 @@ def _open_store_if_current(path: Path, key: str) -> FeatureStore | None:
     except RtEegError:
         return None
     return store if store.index.get("key") == key else None
+
+
+def _open_subset(path: Path, items, root, fcfg, meta: dict, log) -> FeatureStore | None:
+    """The view of the complete store at ``path`` (another key) holding every item, or None."""
+    from rt_eeg.store_build import subset_view
+
+    if not (path / "index.json").is_file():
+        return None
+    try:
+        store = FeatureStore(path)
+    except RtEegError:
+        return None
+    view, n_by_length = subset_view(store, items, root, fcfg, meta)
+    if view is None:
+        return None
+    log(
+        f"training on {len(view.index['recordings'])} of the {len(store.index['recordings'])} "
+        f"recordings of feature store {path} (it holds every listed recording)"
+    )
+    if n_by_length:
+        log(
+            f"feature store {path} predates recorded file sizes: {n_by_length} recordings "
+            "matched by name and length (label files not checked)"
+        )
+    return view

@@ -97,7 +97,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--store",
         default=None,
-        help="feature store folder (default: cache folder named by its key)",
+        help="feature store folder (default: cache folder named by its key); a complete store "
+        "of other recordings that holds every listed one is trained on as is, not rebuilt",
+    )
+    parser.add_argument(
+        "--reuse-store",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="existing feature store whose recordings (same files, same feature settings) are "
+        "copied instead of recomputed when the store is built; repeatable",
     )
 
 
@@ -139,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
         compare=compare,
         dev_corpus=args.dev_corpus,
         keep_variants=args.keep_variants,
+        reuse_stores=tuple(args.reuse_store),
         command_line=shlex.join(["rt-eeg", *getattr(args, "argv", sys.argv[1:])]),
         log=lambda line: print(line, flush=True),
     )
