@@ -225,6 +225,17 @@ def test_import_is_cheap():
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
+def test_the_command_line_parser_imports_neither_qt_nor_tensorflow():
+    """Every ``rt-eeg`` call builds every command's parser: ``rt-eeg serve`` on a headless
+    server must not load Qt (pyqtgraph, PySide6) or TensorFlow just to read its arguments."""
+    code = (
+        "import sys\nfrom rt_eeg.cli import build_parser\nbuild_parser()\n"
+        "heavy = sorted({m.split('.')[0] for m in sys.modules} & {'pyqtgraph', 'PySide6', "
+        "'shiboken6', 'tensorflow', 'keras'})\nassert not heavy, heavy"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
 @pytest.mark.parametrize("arch", ["frame_lstm", "epoch_lstm"])
 def test_inference_is_bit_identical_whatever_the_batch(tmp_path, arch):
     """Online (one epoch per call) and offline (many epochs per call) give the same bits:

@@ -88,7 +88,8 @@ def run_n(n: int, seconds: float, model: str, edf: Path, work: Path) -> dict:
     load_before = os.getloadavg()
     t_launch = time.time()
     proc = subprocess.Popen([sys.executable, "-m", "rt_eeg.cli", "serve", "--config", str(cfg)],
-                            env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                                filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     res: dict = {"n_beds": n, "load_avg_before": [round(x, 2) for x in load_before]}
     try:
@@ -122,8 +123,12 @@ def run_n(n: int, seconds: float, model: str, edf: Path, work: Path) -> dict:
         res["load_avg_during"] = [round(x, 2) for x in os.getloadavg()]
         bed_cpu = [(c1[k] - c0[k]) / dt for k in pids if c0[k] is not None and c1[k] is not None]
         res["cpu_per_bed_cores"] = round(float(np.mean(bed_cpu)), 4)
-        res["cpu_decoder_cores"] = round((d1 - d0) / dt, 4) if d0 is not None and d1 is not None else None
-        res["cpu_service_cores"] = round((s1 - s0) / dt, 4) if s0 is not None and s1 is not None else None
+        res["cpu_decoder_cores"] = (
+            round((d1 - d0) / dt, 4) if d0 is not None and d1 is not None else None
+        )
+        res["cpu_service_cores"] = (
+            round((s1 - s0) / dt, 4) if s0 is not None and s1 is not None else None
+        )
         res["cpu_total_per_bed_cores"] = round((sum(bed_cpu) + (res["cpu_decoder_cores"] or 0)
                                                 + (res["cpu_service_cores"] or 0)) / n, 4)  # fmt: skip
         res["rss_per_bed_mb"] = round(float(np.mean([m[0] for m in mems if m[0]])), 1)
@@ -147,9 +152,22 @@ def run_n(n: int, seconds: float, model: str, edf: Path, work: Path) -> dict:
     t_add = res.pop("_t_add", None)
     lat = []
     for f in out.glob("bed*/.run/latencies.json"):
-        lat += [ms for wall, ms in json.loads(f.read_text()) if window and window[0] <= wall <= window[1]]
-    res["latency_ms"] = {"n": len(lat), "p50": pct(lat, 50), "p95": pct(lat, 95), "max": pct(lat, 100)}
-    ward = json.loads((out / "ward_metrics.json").read_text()) if (out / "ward_metrics.json").exists() else {}
+        lat += [
+            ms
+            for wall, ms in json.loads(f.read_text())
+            if window and window[0] <= wall <= window[1]
+        ]
+    res["latency_ms"] = {
+        "n": len(lat),
+        "p50": pct(lat, 50),
+        "p95": pct(lat, 95),
+        "max": pct(lat, 100),
+    }
+    ward = (
+        json.loads((out / "ward_metrics.json").read_text())
+        if (out / "ward_metrics.json").exists()
+        else {}
+    )
     res["decoder_batch_hist_epochs"] = (ward.get("decoder_stats") or {}).get("batch_hist")
     res["decoder_model_ms_p95"] = (ward.get("decoder_stats") or {}).get("model_ms_p95")
     res["decoder_restarts"] = ward.get("decoder_restarts")
@@ -169,8 +187,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=45.0)
     ap.add_argument("--model", default=str(ROOT / "models" / "default"))
     ap.add_argument("--out", default=str(ROOT / "tools" / "results" / "bench_ward.json"))
-    ap.add_argument("--merge", action="store_true",
-                    help="keep the runs of other N already in --out (replace those measured again)")
+    ap.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the runs of other N already in --out (replace those measured again)",
+    )
     args = ap.parse_args(argv)
     ns = [int(x) for x in args.beds.split(",")]
     runs = []
@@ -184,9 +205,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.merge and Path(args.out).exists():
         again = {r["n_beds"] for r in runs}
         old = json.loads(Path(args.out).read_text()).get("runs", [])
-        runs = sorted([r for r in old if r["n_beds"] not in again] + runs, key=lambda r: r["n_beds"])
-    ok = [r["n_beds"] for r in runs if (r.get("latency_ms") or {}).get("p95") is not None
-          and r["latency_ms"]["p95"] <= 100.0]
+        runs = sorted(
+            [r for r in old if r["n_beds"] not in again] + runs, key=lambda r: r["n_beds"]
+        )
+    ok = [
+        r["n_beds"]
+        for r in runs
+        if (r.get("latency_ms") or {}).get("p95") is not None and r["latency_ms"]["p95"] <= 100.0
+    ]
     result = {
         "what": "ward service, N 22-channel beds replaying at 1x on this machine (tools/bench_ward.py)",
         "latency_definition": "decision wall time - emission time of the frame that completed the epoch's "
@@ -197,7 +223,9 @@ def main(argv: list[str] | None = None) -> int:
         "largest_n_with_p95_le_100ms": max(ok) if ok else None,
     }  # fmt: skip
     write_json_atomic(args.out, result)
-    print(f"largest N with p95 <= 100 ms: {result['largest_n_with_p95_le_100ms']}; wrote {args.out}")
+    print(
+        f"largest N with p95 <= 100 ms: {result['largest_n_with_p95_le_100ms']}; wrote {args.out}"
+    )
     return 0
 
 

@@ -15,17 +15,19 @@
 # - bench_ward.py starts `rt-eeg serve` with PYTHONPATH set to the repository alone, so the
 #   wheels' folder is put on every process's sys.path by a .pth file in the interpreter's
 #   site-packages (first on sys.path, as PYTHONPATH has it in this shell).
-# - `python -m rt_eeg.cli` builds every subcommand's parser, and `overview`'s imports
-#   rt_eeg.ward.overview, which imports pyqtgraph.Qt (hence PySide6) at module level. The
-#   device has no Qt, so when `pyqtgraph.Qt` does not import, an inert stand-in is written to
-#   $SITE/pyqtgraph (only class definitions use it; serve never makes a widget).
+# - `python -m rt_eeg.cli serve` builds every subcommand's parser, and add_arguments of
+#   rt_eeg/commands/overview.py imports rt_eeg.ward.overview, which imports pyqtgraph.Qt (hence
+#   PySide6) at module level. The device has no Qt, so when `pyqtgraph.Qt` does not import, an
+#   inert stand-in is written next to the wheels (only class statements use it; serve never
+#   makes a widget). It only spares the service process that import: beds and the decoder
+#   run `-m rt_eeg.ward.bed` / `-m rt_eeg.ward.batcher` and never import Qt.
 set -uo pipefail
 
 OUT=${OUT:?OUT must name the output folder}
 PY=${PY:-python3}
 BEDS=${BEDS:-1,32,64,128,192,256}
 WINDOW=${WINDOW:-20}
-BUDGET=${BUDGET:-390}
+BUDGET=${BUDGET:-375}
 SITE=${SITE:-/tmp/site}
 RES="$OUT/bench_ward_16core.json"
 LOG="$OUT/log.txt"

@@ -24,8 +24,9 @@ The tile and banner widgets (:class:`~rt_eeg.ward.overview_widgets.BedTile`,
 :class:`~rt_eeg.ward.overview_widgets.AlarmBanner`) live in :mod:`rt_eeg.ward.overview_widgets`
 and are re-exported here; what a tile says and its colours come from the Qt-free
 :mod:`rt_eeg.ward.overview_model`. This module owns the window (layout, state, the
-no-connection bar, acknowledgements) and the entry point: :func:`add_overview_arguments` and
-:func:`run_overview` are ``rt-eeg overview``.
+no-connection bar, acknowledgements) and the entry point :func:`run_overview` of ``rt-eeg
+overview`` (its arguments are defined in the Qt-free :mod:`rt_eeg.commands.overview`, so that
+building the command line never loads Qt; re-exported here).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from pathlib import Path
 import numpy as np
 from pyqtgraph.Qt import QtCore, QtGui, QtWidgets
 
+from rt_eeg.commands.overview import add_overview_arguments  # noqa: F401 - re-exported
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.atomic import atomic_path
 from rt_eeg.ward.overview_model import (
@@ -319,27 +321,6 @@ class WardOverview(QtWidgets.QWidget):
 
 
 # -- entry point -------------------------------------------------------------------------------
-
-
-def add_overview_arguments(parser: argparse.ArgumentParser) -> None:
-    """Arguments of ``rt-eeg overview``."""
-    parser.add_argument("--config", metavar="WARD_TOML",
-                        help="the running service's ward.toml (finds its status and control endpoints)")  # fmt: skip
-    parser.add_argument("--status", metavar="ENDPOINT",
-                        help="the ward service's status endpoint (ipc://... or tcp://HOST:PORT)")  # fmt: skip
-    parser.add_argument("--control", metavar="ENDPOINT",
-                        help="the service's control endpoint, for Acknowledge")  # fmt: skip
-    parser.add_argument("--user", help="who acknowledges alarms (default: the login name)")
-    parser.add_argument("--size", default="1600x900", metavar="WxH", help="window size (1600x900)")
-    parser.add_argument("--screenshot", metavar="PNG",
-                        help="render to PNG (offscreen without a display) once a status arrived, then exit")  # fmt: skip
-    parser.add_argument("--after", type=float, default=1.0, metavar="S",
-                        help="with --screenshot: seconds after the first status (1)")  # fmt: skip
-    parser.add_argument("--wait", type=float, default=10.0, metavar="S",
-                        help="with --screenshot: give up waiting for a status after S s (10)")  # fmt: skip
-    from rt_eeg.commands.ward import add_key_arguments
-
-    add_key_arguments(parser)
 
 
 def _login() -> str:
