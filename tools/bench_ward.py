@@ -78,7 +78,7 @@ def until(pred, timeout: float, proc) -> bool:
     return False
 
 
-def run_n(n: int, seconds: float, model: str, edf: Path, work: Path) -> dict:
+def run_n(n: int, seconds: float, model: str, edf: Path, work: Path, settle: float = 3.0) -> dict:
     out = work / f"n{n}"
     cfg = work / f"ward_{n}.toml"
     lines = ["[ward]", f'model = "{model}"', 'device = "cpu"', f'output = "{out}"']
@@ -106,7 +106,8 @@ def run_n(n: int, seconds: float, model: str, edf: Path, work: Path) -> dict:
         if not until(all_deciding, 180, proc):
             return res | {"error": "beds never all decided"}
         res["startup_s"] = round(time.time() - t_launch, 1)
-        time.sleep(3.0)  # let start-up work (imports, first epochs) settle
+        res["settle_s"] = settle
+        time.sleep(settle)  # let start-up work (imports, first epochs, any backlog) settle
         listing = ask({"cmd": "list"})
         pids = {b["bed"]: b["pid"] for b in listing["beds"]}
         dec_pid = listing["decoder"]["pid"]
@@ -185,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--beds", default="1,8,16,32,48")
     ap.add_argument("--seconds", type=float, default=45.0)
+    ap.add_argument("--settle", type=float, default=3.0,
+                    help="seconds between every bed deciding and the window (start-up backlog)")  # fmt: skip
     ap.add_argument("--model", default=str(ROOT / "models" / "default"))
     ap.add_argument("--out", default=str(ROOT / "tools" / "results" / "bench_ward.json"))
     ap.add_argument(
@@ -199,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         edf, _ = tuh_like(work / "bed_s001_t000.edf", 600.0, 256, rng=np.random.default_rng(0))
         for n in ns:
-            r = run_n(n, args.seconds, args.model, edf, work)
+            r = run_n(n, args.seconds, args.model, edf, work, args.settle)
             print(json.dumps(r), flush=True)
             runs.append(r)
     if args.merge and Path(args.out).exists():

@@ -11,16 +11,11 @@
 # Environment knobs: BEDS (ascending), WINDOW (s), BUDGET (s from the start after which no
 # further N starts), PY (interpreter), SITE (where the wheels go).
 #
-# Two device-only workarounds, nothing in the repository is changed:
-# - bench_ward.py starts `rt-eeg serve` with PYTHONPATH set to the repository alone, so the
-#   wheels' folder is put on every process's sys.path by a .pth file in the interpreter's
-#   site-packages (first on sys.path, as PYTHONPATH has it in this shell).
-# - `python -m rt_eeg.cli serve` builds every subcommand's parser, and add_arguments of
-#   rt_eeg/commands/overview.py imports rt_eeg.ward.overview, which imports pyqtgraph.Qt (hence
-#   PySide6) at module level. The device has no Qt, so when `pyqtgraph.Qt` does not import, an
-#   inert stand-in is written next to the wheels (only class statements use it; serve never
-#   makes a widget). It only spares the service process that import: beds and the decoder
-#   run `-m rt_eeg.ward.bed` / `-m rt_eeg.ward.batcher` and never import Qt.
+# Two device-only safeguards (both causes are fixed in the repository since; kept so an older
+# checkout runs too): the wheels' folder is put on every process's sys.path by a .pth file in
+# the interpreter's site-packages (bench_ward.py used to replace PYTHONPATH for serve), and an
+# inert pyqtgraph.Qt stand-in is written when Qt does not import (the command line used to
+# import it while building its parser).
 set -uo pipefail
 
 OUT=${OUT:?OUT must name the output folder}
