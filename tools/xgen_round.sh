@@ -167,3 +167,40 @@ tune_macro "$WORK/k5" "$WORK/evalsel_k5" "$WORK/evalK5_XCC" \
 #   xsim "$WORK/XEB" --generator epileptor --from-annotations "$SHARED" --seed 61
 #   xsim "$WORK/XH" --generator hopf --hours 16 --patients 12 --seed 62
 #   xsim "$WORK/XHB" --generator hopf --from-annotations "$SHARED" --seed 63
+
+# Amendment 14 (2026-11-26): the arousal family in TRAIN (corpus A4), K8 = K6's recipe on
+# trainX + A4; K6r = K6's recipe on today's files (the data-matched reference); the reserved
+# generators rendered and the shipped K6 reported on them.
+xsim "$WORK/XE" --generator epileptor --hours 16 --patients 12 --seed 60
+xsim "$WORK/XEB" --generator epileptor --from-annotations "$SHARED" --seed 61
+xsim "$WORK/XH" --generator hopf --hours 16 --patients 12 --seed 62
+xsim "$WORK/XHB" --generator hopf --from-annotations "$SHARED" --seed 63
+for c in XE XEB XH XHB; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
+cat "$WORK/XE.list" "$WORK/XEB.list" > "$WORK/XEE.list"
+cat "$WORK/XH.list" "$WORK/XHB.list" > "$WORK/XHH.list"
+for c in XEE XHH; do
+  rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/k6" --out "$WORK/eval_$c" --workers "$J"
+done
+python tools/compare_heldout.py --model K6="$WORK/eval" --corpora XEE,XHH \
+  --out tools/results/heldout_k6_reserved.json
+[ -f "$WORK/A4/.done" ] || { rt-eeg simulate --out "$WORK/A4" --hours 16 --patients 8 --seed 34 \
+  --exclude-families hemispheric,subtle_focal,rhythmic_beta,polyspike,low_voltage_fast,muscle_obscured,rhythmic_alpha,slowing,fourteen_six,movement,electrode_pop,breach,wicket,sreda,patting,sweat,chewing,hypnagogic,mu,lambda,phantom_sw,photic \
+  && touch "$WORK/A4/.done"; }
+find "$WORK/A4/edf" -name '*.edf' | sort > "$WORK/A4.list"
+cat "$WORK/trainX.list" "$WORK/A4.list" > "$WORK/trainX4.list"
+# K6r trains on a subset view of storeX2 (it holds every listed recording); K8's store reuses
+# storeX2's features and computes A4's
+rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k6r" --seed 0 \
+  --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX2"
+rt-eeg train --corpus "$WORK/trainX4.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k8" --seed 0 \
+  --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX4" \
+  --reuse-store "$WORK/storeX2" --workers "$J"
+for k in k8 k6r; do
+  cp models/default/postprocess.toml "$WORK/$k/"
+  for c in SEL XCC; do
+    rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$k" --out "$WORK/eval_${k}_$c" --workers "$J"
+  done
+  tune_macro "$WORK/$k" "$WORK/eval_${k}_SEL" "$WORK/eval_${k}_XCC" \
+    "tools/results/operating_point_${k}_macro.json" "$WORK/op_${k}_macro.toml"
+  python tools/real_checks.py --model "$WORK/$k" --no-bonn --out "tools/results/real_checks_$k.json"
+done
