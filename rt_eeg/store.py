@@ -163,13 +163,15 @@ def _channel_seizures(ch: str, by_channel: dict, annotated: set[str]) -> list:
 
 
 def file_list_hash(items: Sequence, root: Path) -> str:
-    """sha256 of the sorted relative paths and sizes of every EDF and reference file."""
+    """sha256 of the sorted relative paths and sizes of every EDF and reference file, and of
+    each recording's split (the same files with train and dev swapped are another store)."""
     rows = []
     for it in items:
         for p in (it.edf, it.ref, getattr(it, "channel_ref", None)):
             if p is not None:
                 p = Path(p)
                 rows.append(f"{os.path.relpath(p, root)}\t{p.stat().st_size}")
+        rows.append(f"{os.path.relpath(it.edf, root)}\tsplit\t{getattr(it, 'split', '')}")
     return hashlib.sha256("\n".join(sorted(rows)).encode("utf-8")).hexdigest()
 
 

@@ -147,7 +147,9 @@ def test_reuse_requires_same_files_and_feature_settings(corpora, tmp_path):
     entry["ref_bytes"] += 1  # its label file has changed since
     (changed / "index.json").write_text(json.dumps(index))
     lines = []
-    plan = plan_reuse(a, names, top / "A", FeatureConfig(), ids, [FeatureStore(changed)], lines.append)
+    plan = plan_reuse(
+        a, names, top / "A", FeatureConfig(), ids, [FeatureStore(changed)], lines.append
+    )
     held = [p is not None for p in plan]
     assert held == [("aa04" not in n and "aa05" not in n) for n in names]
     # another feature configuration: the store is not used at all
@@ -208,7 +210,9 @@ def test_subset_view_equals_a_store_of_the_subset(corpora, tmp_path):
         pos, neg = rows[small.labels[rows] == 1], rows[small.labels[rows] == 0]
         assert pos.size and neg.size
         np.testing.assert_array_equal(view.onset_rank(pos), small.onset_rank(pos))
-        np.testing.assert_array_equal(minable_negatives(view, neg, 3), minable_negatives(small, neg, 3))
+        np.testing.assert_array_equal(
+            minable_negatives(view, neg, 3), minable_negatives(small, neg, 3)
+        )
     # a view of the view is that of the big store's recordings (aa01, aa05)
     names = [r["name"] for r in big.index["recordings"]]
     pick = [names.index(view.index["recordings"][k]["name"].split("A/", 1)[1]) for k in (2, 0)]
@@ -266,5 +270,19 @@ def test_train_command_reuses_a_store_then_trains_on_a_subset(corpora, tmp_path,
     assert m1["dev_scores"]["n_bckg"] > 0 and m1["dev_scores"]["n_seiz"] > 0
     # mined from the view as from the store (timings aside)
     assert m3["history"][1]["hard_negatives"]["mined"] > 0
-    untimed = [[{k: v for k, v in h.items() if k != "seconds"} for h in m["history"]] for m in (m1, m3)]
+    untimed = [
+        [{k: v for k, v in h.items() if k != "seconds"} for h in m["history"]] for m in (m1, m3)
+    ]
     assert untimed[0] == untimed[1]
+
+
+def test_the_store_key_knows_each_recordings_split(corpora):
+    """The same files with a recording moved between train and dev are another store: a
+    store keyed by paths and sizes alone would be reused with the old splits (training on
+    the dev set after ``--corpus`` and ``--dev-corpus`` were swapped)."""
+    from rt_eeg.store import file_list_hash
+
+    a, root = corpora["a"], corpora["top"] / "A"
+    swapped = [dataclasses.replace(it, split="dev" if it.split == "train" else "train") for it in a]
+    assert file_list_hash(a, root) != file_list_hash(swapped, root)
+    assert file_list_hash(a, root) == file_list_hash(list(reversed(a)), root)  # order-free
