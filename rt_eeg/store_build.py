@@ -97,6 +97,12 @@ def _path_key(root, name: str) -> str:
     return os.path.normpath(os.path.join(str(root), name))
 
 
+def _match_some(store, items, names, root, feature_config, identities, which, **kw):
+    """:func:`match_recordings` of the items at positions ``which`` only."""
+    return match_recordings(store, [items[k] for k in which], [names[k] for k in which], root,
+                            feature_config, [identities[k] for k in which], **kw)  # fmt: skip
+
+
 def match_recordings(
     store: FeatureStore,
     items: Sequence,
@@ -182,14 +188,8 @@ def plan_reuse(
             log(f"reuse store {store.path}: not used, its feature configuration differs")
             continue
         todo = [k for k, p in enumerate(plan) if p is None]
-        found, n_by_length = match_recordings(
-            store,
-            [items[k] for k in todo],
-            [names[k] for k in todo],
-            root,
-            feature_config,
-            [identities[k] for k in todo],
-        )
+        found, n_by_length = _match_some(store, items, names, root, feature_config, identities,
+                                         todo)  # fmt: skip
         n = 0
         for k, i in zip(todo, found, strict=True):
             if i is not None:
@@ -400,15 +400,8 @@ def subset_view(
     identities = [source_identity(it) for it in items]
     held, n_by_length = match_recordings(store, items, names, root, feature_config, identities)
     todo = [k for k, i in enumerate(held) if i is None]
-    skipped, _ = match_recordings(
-        store,
-        [items[k] for k in todo],
-        [names[k] for k in todo],
-        root,
-        feature_config,
-        [identities[k] for k in todo],
-        skipped=True,
-    )
+    skipped, _ = _match_some(store, items, names, root, feature_config, identities, todo,
+                             skipped=True)  # fmt: skip
     if any(s is None for s in skipped):
         return None, n_by_length
     problems = dict(zip(todo, skipped, strict=True))

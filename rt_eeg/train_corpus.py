@@ -319,25 +319,27 @@ def _latency_ms(decoder, n_ch: int = 22, n: int = 50) -> float:
     return round(float(np.median(times[7:]) * 1e3), 3)
 
 
-def _open_store_if_current(path: Path, key: str) -> FeatureStore | None:
+def _open_complete(path: Path) -> FeatureStore | None:
+    """The complete store at ``path``, or None (absent, or an interrupted build)."""
     if not (path / "index.json").is_file():
         return None
     try:
-        store = FeatureStore(path)
+        return FeatureStore(path)
     except RtEegError:
         return None
-    return store if store.index.get("key") == key else None
+
+
+def _open_store_if_current(path: Path, key: str) -> FeatureStore | None:
+    store = _open_complete(path)
+    return store if store is not None and store.index.get("key") == key else None
 
 
 def _open_subset(path: Path, items, root, fcfg, meta: dict, log) -> FeatureStore | None:
     """The view of the complete store at ``path`` (another key) holding every item, or None."""
     from rt_eeg.store_build import subset_view
 
-    if not (path / "index.json").is_file():
-        return None
-    try:
-        store = FeatureStore(path)
-    except RtEegError:
+    store = _open_complete(path)
+    if store is None:
         return None
     view, n_by_length = subset_view(store, items, root, fcfg, meta)
     if view is None:

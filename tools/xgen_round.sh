@@ -26,6 +26,17 @@ tune_macro() {  # MODEL SEL_EVAL XCC_EVAL OUT_JSON OUT_TOML
     --tune SS="$WORK/SS.list:$2" --tune XS="$WORK/XS.list:$2" --tune XCC="$WORK/XCC.list:$3" \
     --fixed shipped=models/default/postprocess.toml --out "$4" --toml "$5"
 }
+# A candidate in $WORK/K judged on the generator-weighed SELECT (amendments 13-15): decoded on
+# SEL and XCC, tuned, real checks.
+judge() {  # K
+  cp models/default/postprocess.toml "$WORK/$1/"
+  for c in SEL XCC; do
+    rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$1" --out "$WORK/eval_${1}_$c" --workers "$J"
+  done
+  tune_macro "$WORK/$1" "$WORK/eval_${1}_SEL" "$WORK/eval_${1}_XCC" \
+    "tools/results/operating_point_${1}_macro.json" "$WORK/op_${1}_macro.toml"
+  python tools/real_checks.py --model "$WORK/$1" --no-bonn --out "tools/results/real_checks_$1.json"
+}
 xsim "$WORK/XT1" --generator dip --hours 24 --patients 12 --seed 51
 xsim "$WORK/XT2" --generator spec --hours 24 --patients 12 --seed 52
 xsim "$WORK/XS" --generator nmm --hours 16 --patients 12 --seed 53
@@ -149,15 +160,7 @@ rt-eeg train --corpus "$WORK/trainX2.list" --dev-corpus "$WORK/SXS.list" --out "
   --store "$WORK/storeX2"
 cp -r "$WORK/k7/variants/frame_lstm-context-onset3-hn0.25" "$WORK/k7a"
 cp -r "$WORK/k7/variants/frame_lstm-context-onset3" "$WORK/k7b"
-for k in k7a k7b; do
-  cp models/default/postprocess.toml "$WORK/$k/"
-  for c in SEL XCC; do
-    rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$k" --out "$WORK/eval_${k}_$c" --workers "$J"
-  done
-  tune_macro "$WORK/$k" "$WORK/eval_${k}_SEL" "$WORK/eval_${k}_XCC" \
-    "tools/results/operating_point_${k}_macro.json" "$WORK/op_${k}_macro.toml"
-  python tools/real_checks.py --model "$WORK/$k" --no-bonn --out "tools/results/real_checks_$k.json"
-done
+for k in k7a k7b; do judge "$k"; done
 tune_macro "$WORK/k5" "$WORK/evalsel_k5" "$WORK/evalK5_XCC" \
   tools/results/operating_point_k5_macro.json "$WORK/op_k5_macro.toml"
 
@@ -195,12 +198,8 @@ rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$
 rt-eeg train --corpus "$WORK/trainX4.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k8" --seed 0 \
   --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX4" \
   --reuse-store "$WORK/storeX2" --workers "$J"
-for k in k8 k6r; do
-  cp models/default/postprocess.toml "$WORK/$k/"
-  for c in SEL XCC; do
-    rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$k" --out "$WORK/eval_${k}_$c" --workers "$J"
-  done
-  tune_macro "$WORK/$k" "$WORK/eval_${k}_SEL" "$WORK/eval_${k}_XCC" \
-    "tools/results/operating_point_${k}_macro.json" "$WORK/op_${k}_macro.toml"
-  python tools/real_checks.py --model "$WORK/$k" --no-bonn --out "tools/results/real_checks_$k.json"
-done
+for k in k8 k6r; do judge "$k"; done
+# Amendment 15: a second noise sample (K6's recipe, seed 1; chooses nothing)
+rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k6s1" --seed 1 \
+  --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX2"
+judge k6s1
