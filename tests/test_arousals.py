@@ -123,3 +123,13 @@ def test_no_arousal_without_sleep():
                                     gen.timeline.eyes_closed, gen.timeline.env,
                                     [("awake", 0.0, 1800.0)], gen.timeline.mods)  # fmt: skip
     assert draw_arousals(awake_only, 1800.0, np.random.default_rng(1)) == []
+
+
+def test_no_arousal_where_waking_is_not_allowed():
+    """A corpus restricted to drowsiness and sleep (awake_alpha excluded) gets no awake
+    stretches from arousals."""
+    gen, _ = _gen(3, ALL_FAMILIES - {"awake_alpha"})
+    assert gen.timeline.arousals == []
+    assert {n for n, _, _ in gen.timeline.segments} <= {"drowsy", "sleep"}
+    gen_w, _ = _gen(3, ALL_FAMILIES)
+    assert gen_w.timeline.arousals  # the same seed wakes when it may

@@ -254,7 +254,8 @@ class RecordingGenerator:
         else:
             self.timeline = Timeline.draw(p.duration, p.profile, rngs[0], state=p.state,
                                           states=v.states, awake_alpha=v.allows("awake_alpha"))  # fmt: skip
-            if v.allows("arousal") and p.state is None:  # a stream nothing else reads
+            # an arousal is a brief awakening: only where waking is allowed; its own stream
+            if v.allows("arousal") and "awake" in v.states and p.state is None:
                 arng = np.random.default_rng(np.random.SeedSequence([p.seed, 0xA20]))
                 apply_arousals(self.timeline, draw_arousals(self.timeline, p.duration, arng))
         for sz in p.seizures:  # family mode: alpha fades with recruitment, not in one step
