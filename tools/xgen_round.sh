@@ -203,3 +203,11 @@ for k in k8 k6r; do judge "$k"; done
 rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k6s1" --seed 1 \
   --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX2"
 judge k6s1
+# Amendment 16: three seeds of both recipes (K6's: k6r, k6s1, k6s2; K8's: k8, k8s1, k8s2)
+rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k6s2" --seed 2 \
+  --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX2"
+for s in 1 2; do
+  rt-eeg train --corpus "$WORK/trainX4.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k8s$s" \
+    --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX4"
+done
+for k in k6s2 k8s1 k8s2; do judge "$k"; done
