@@ -98,6 +98,15 @@ def epoch_labels_from_intervals(
     return (covered >= SEIZURE_FRACTION * EPOCH_S).astype(np.uint8)
 
 
+def per_channel_file(edf, channel_ref=None) -> Path | None:
+    """The per-channel TUSZ ``.csv`` a recording's labels come from: ``channel_ref``, else the
+    ``.csv`` beside the EDF when it exists, else None."""
+    if channel_ref is not None:
+        return Path(channel_ref)
+    beside = Path(edf).with_suffix(".csv")
+    return beside if beside.is_file() else None
+
+
 def channel_labels(
     edf: Path,
     ref: Path | None,
@@ -118,8 +127,7 @@ def channel_labels(
     """
     from rt_eeg.io.annotations import binary_label, read_annotation
 
-    if channel_ref is None and edf.with_suffix(".csv").is_file():
-        channel_ref = edf.with_suffix(".csv")
+    channel_ref = per_channel_file(edf, channel_ref)
     path = channel_ref if channel_ref is not None else ref
     if path is None:
         raise RtEegError("no reference annotation for this recording", edf)

@@ -39,22 +39,19 @@ import numpy as np
 
 from rt_eeg.decoder import FRAMES_PER_EPOCH
 from rt_eeg.errors import RtEegError
-from rt_eeg.store import FeatureStore, RecordingFeatures, StoreWriter, channel_labels
+from rt_eeg.store import (
+    FeatureStore,
+    RecordingFeatures,
+    StoreWriter,
+    channel_labels,
+    per_channel_file,
+)
 
 #: Per-recording index.json fields naming the files the rows were computed from.
 IDENTITY_FIELDS = ("edf_bytes", "ref_bytes", "channel_ref_bytes")
 
 
 # --------------------------------------------------------------------------- source identity
-
-
-def label_file(item) -> Path | None:
-    """The per-channel annotation :func:`rt_eeg.store.channel_labels` reads for an item, if any."""
-    channel_ref = getattr(item, "channel_ref", None)
-    if channel_ref is not None:
-        return Path(channel_ref)
-    beside = Path(item.edf).with_suffix(".csv")
-    return beside if beside.is_file() else None
 
 
 def source_identity(item) -> dict:
@@ -76,7 +73,7 @@ def source_identity(item) -> dict:
     return {
         "edf_bytes": size(item.edf),
         "ref_bytes": size(item.ref),
-        "channel_ref_bytes": size(label_file(item)),
+        "channel_ref_bytes": size(per_channel_file(item.edf, getattr(item, "channel_ref", None))),
     }
 
 

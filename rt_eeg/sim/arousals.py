@@ -5,7 +5,7 @@ gives way to faster activity and alpha, and muscle tone returns, often in a burs
 arousal lasts seconds (here 3-30 s) before sleep resumes; an awakening lasts. Such sudden,
 generalised changes are among the commonest false alarms of seizure detectors on ward EEG.
 Without this family the simulator's state mixture always changes smoothly over 20 s
-(:func:`rt_eeg.sim.background.state_weights`), so every awakening it makes is gradual.
+(:data:`rt_eeg.sim.background.STATE_SMOOTH_S`), so every awakening it makes is gradual.
 
 With the family allowed, a recording's awakenings from sleep or drowsiness are mostly abrupt
 (the state mixture changes within :data:`RAMP_S`), brief arousals are added inside sleep, and
@@ -16,11 +16,19 @@ the family are unchanged.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from rt_eeg.sim.background import CTRL_SFREQ, STATES, Timeline, state_weights
+from rt_eeg.sim.background import (
+    CTRL_SFREQ,
+    STATE_SMOOTH_S,
+    STATES,
+    Timeline,
+    smooth_states,
+    state_onehot,
+)
 from rt_eeg.sim.transients import Transient
 
 #: Brief arousals per hour of sleep: each recording draws its rate in this range.
@@ -111,14 +119,20 @@ def draw_arousals(timeline: Timeline, duration: float, rng: np.random.Generator)
     return sorted(out, key=lambda x: x.start)
 
 
-def _blend(w: np.ndarray, sharp: np.ndarray, a: float, b: float) -> np.ndarray:
-    """``w`` with ``sharp`` taking over from :data:`_LOCAL_S` before ``a`` to as long after
-    ``b`` (a linear fade to ``w`` over as long again); both ``(3, n)`` with columns summing
-    to 1, as is the result."""
-    t = np.arange(w.shape[1]) / CTRL_SFREQ
+def _blend(w: np.ndarray, onehot: np.ndarray, ar: Arousal) -> None:
+    """Let the arousal's sharp mixture take over ``w`` (in place) from :data:`_LOCAL_S` before
+    its onset to as long after its end, fading back to ``w`` over as long again. Only that
+    stretch (plus the smoothing's reach) is computed: the same values as over the whole
+    recording (see :func:`rt_eeg.sim.background.smooth_states`)."""
+    a, b = ar.start, ar.start if ar.stop is None else ar.stop
+    reach = int(math.ceil(ar.ramp_s * CTRL_SFREQ)) + 2
+    i0 = max(0, int(math.floor((a - 2 * _LOCAL_S) * CTRL_SFREQ)) - reach)
+    i1 = min(w.shape[1], int(math.ceil((b + 2 * _LOCAL_S) * CTRL_SFREQ)) + 1 + reach)
+    sharp = smooth_states(onehot[:, i0:i1], ar.ramp_s)
+    t = np.arange(i0, i1) / CTRL_SFREQ
     d = np.maximum(np.maximum(a - t, t - b), 0.0)
     m = np.clip(2.0 - d / _LOCAL_S, 0.0, 1.0)
-    return w * (1.0 - m) + sharp * m
+    w[:, i0:i1] = w[:, i0:i1] * (1.0 - m) + sharp * m
 
 
 def apply_arousals(timeline: Timeline, arousals: list[Arousal]) -> None:
@@ -131,11 +145,10 @@ def apply_arousals(timeline: Timeline, arousals: list[Arousal]) -> None:
     if not arousals:
         return
     segments = _with_brief_arousals(timeline.segments, arousals)
-    n = len(timeline.awake)
-    w = state_weights(segments, n)
+    onehot = state_onehot(segments, len(timeline.awake))
+    w = smooth_states(onehot, STATE_SMOOTH_S)
     for ar in arousals:
-        sharp = state_weights(segments, n, ar.ramp_s)
-        w = _blend(w, sharp, ar.start, ar.start if ar.stop is None else ar.stop)
+        _blend(w, onehot, ar)
     timeline.reweight(w[0], w[1], w[2], segments)
     timeline.arousals = list(arousals)
 

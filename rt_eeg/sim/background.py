@@ -299,15 +299,33 @@ def _envelopes(awake, drowsy, sleep, eyes, mods: dict) -> dict:
     return {k: v.astype(np.float32) for k, v in env.items()}
 
 
-def state_weights(segments: list, n: int, smooth_s: float = 20.0) -> np.ndarray:
-    """``(3, n)`` state weights at :data:`CTRL_SFREQ` from a state sequence, each boundary
-    smoothed over ``smooth_s`` seconds (columns sum to 1)."""
+def state_onehot(segments: list, n: int) -> np.ndarray:
+    """``(3, n)`` indicator of each state at :data:`CTRL_SFREQ` (boundaries overlap by a
+    sample or two; samples no segment covers are 'awake')."""
     onehot = np.zeros((3, n))
     for name, a, b in segments:
         onehot[STATES.index(name), int(a * CTRL_SFREQ) : int(math.ceil(b * CTRL_SFREQ)) + 2] = 1
     onehot[0, onehot.sum(axis=0) == 0] = 1.0
+    return onehot
+
+
+def smooth_states(onehot: np.ndarray, smooth_s: float) -> np.ndarray:
+    """State weights from an indicator (:func:`state_onehot`, or a slice of one), each
+    boundary smoothed over ``smooth_s`` seconds; columns sum to 1. The indicator holds 0 and 1
+    only, so its running sums are exact: a slice gives the same values as the whole array
+    wherever the smoothing window stays inside the slice."""
     w = np.stack([smooth(row, int(smooth_s * CTRL_SFREQ)) for row in onehot])
     return w / w.sum(axis=0, keepdims=True)
+
+
+#: Seconds over which the state mixture changes at a state boundary.
+STATE_SMOOTH_S = 20.0
+
+
+def state_weights(segments: list, n: int, smooth_s: float = STATE_SMOOTH_S) -> np.ndarray:
+    """``(3, n)`` state weights at :data:`CTRL_SFREQ` from a state sequence, each boundary
+    smoothed over ``smooth_s`` seconds (columns sum to 1)."""
+    return smooth_states(state_onehot(segments, n), smooth_s)
 
 
 def _restricted_segments(duration: float, s: float, states, rng) -> list:
