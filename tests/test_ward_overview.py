@@ -315,8 +315,9 @@ def test_overview_entry_point_writes_a_screenshot(tmp_path, ctx, publisher):
 def test_overview_entry_point_refuses_bad_endpoints():
     import argparse
 
+    from rt_eeg.commands.overview import add_overview_arguments
     from rt_eeg.errors import RtEegError
-    from rt_eeg.ward.overview import add_overview_arguments, run_overview
+    from rt_eeg.ward.overview import run_overview
 
     p = argparse.ArgumentParser()
     add_overview_arguments(p)

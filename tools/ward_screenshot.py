@@ -25,8 +25,9 @@ sys.path.insert(0, str(ROOT))
 
 import zmq  # noqa: E402
 
+from rt_eeg.commands.overview import add_overview_arguments  # noqa: E402
 from rt_eeg.ward.demo import demo_ward  # noqa: E402
-from rt_eeg.ward.overview import add_overview_arguments, run_overview  # noqa: E402
+from rt_eeg.ward.overview import run_overview  # noqa: E402
 from rt_eeg.ward.status import encode_status  # noqa: E402
 
 

@@ -26,7 +26,7 @@ and are re-exported here; what a tile says and its colours come from the Qt-free
 :mod:`rt_eeg.ward.overview_model`. This module owns the window (layout, state, the
 no-connection bar, acknowledgements) and the entry point :func:`run_overview` of ``rt-eeg
 overview`` (its arguments are defined in the Qt-free :mod:`rt_eeg.commands.overview`, so that
-building the command line never loads Qt; re-exported here).
+building the command line never loads Qt).
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ from pathlib import Path
 import numpy as np
 from pyqtgraph.Qt import QtCore, QtGui, QtWidgets
 
-from rt_eeg.commands.overview import add_overview_arguments  # noqa: F401 - re-exported
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.atomic import atomic_path
 from rt_eeg.ward.overview_model import (
