@@ -106,6 +106,13 @@ class TrainConfig:
         Candidates scored per mined sample.
     hard_margin_epochs : int
         Background within this many epochs of a seizure of the same recording is never mined.
+    contrast_jitter : float
+        Training-time augmentation of the context inputs (context normalisations only): each
+        training sample's background-relative features are multiplied by ``exp(u)``,
+        ``u ~ U(-contrast_jitter, contrast_jitter)`` (seeded per epoch and batch). How far a
+        seizure stands out from the patient's background differs between patients, amplifiers
+        and generators; jittering it makes the model read the shape of a departure rather than
+        its size. Dev scores, mining and inference see the inputs unchanged; 0 disables it.
     keep : str
         ``'best'``: the weights of the epoch with the lowest dev loss (early stopping after
         ``patience``); ``'last'``: all ``epochs`` run and the final weights are kept (for a
@@ -130,6 +137,7 @@ class TrainConfig:
     hard_negatives: float = 0.0
     hard_pool: int = 4
     hard_margin_epochs: int = 10
+    contrast_jitter: float = 0.0
     keep: str = "best"
 
     def __post_init__(self) -> None:
@@ -145,6 +153,12 @@ class TrainConfig:
             raise RtEegError(f"hard_negatives must be in [0, 1], got {self.hard_negatives}")
         if self.keep not in ("best", "last"):
             raise RtEegError(f"keep must be 'best' or 'last', got {self.keep!r}")
+        if not 0.0 <= self.contrast_jitter <= 2.0:
+            raise RtEegError(f"contrast_jitter must be in [0, 2], got {self.contrast_jitter}")
+        if self.contrast_jitter > 0 and self.normalisation not in CONTEXT_NORMALISATIONS:
+            raise RtEegError(
+                f"contrast_jitter needs a context normalisation, not {self.normalisation!r}"
+            )
         if self.hard_margin_epochs < 0:
             raise RtEegError(f"hard_margin_epochs must be >= 0, got {self.hard_margin_epochs}")
         for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units",
@@ -279,23 +293,64 @@ def _inputs(store: FeatureStore, rows: np.ndarray, norm: str, scale) -> tuple:
     return normalise_windows(w, nv, norm, centers, scale), y
 
 
-def _batches(store: FeatureStore, order: np.ndarray, batch_size: int, norm: str, scale=None):
-    """Yield (x, y, seconds spent) for consecutive batches, one prepared ahead in a thread."""
+def jitter_contrast(
+    x: np.ndarray, norm: str, jitter: float, rng: np.random.Generator, n_features: int
+) -> np.ndarray:
+    """Scale each sample's background-relative inputs by its own random factor, in place.
 
-    def make(rows: np.ndarray):
+    Parameters
+    ----------
+    x : ndarray of float32, shape (n, 70, width)
+        Normalised windows; for ``'context_maxabs'`` only the first ``n_features`` columns
+        (the context part) are scaled, the window-normalised half is scale-free already.
+    norm : str
+    jitter : float
+        Factors ``exp(u)``, ``u ~ U(-jitter, jitter)``, one per sample.
+    rng : numpy.random.Generator
+    n_features : int
+
+    Returns
+    -------
+    x : ndarray, the same array
+    """
+    factor = np.exp(rng.uniform(-jitter, jitter, size=len(x))).astype(np.float32)
+    cols = slice(0, n_features) if norm == "context_maxabs" else slice(None)
+    x[:, :, cols] *= factor[:, None, None]  # padding frames are 0 and stay 0
+    return x
+
+
+def _batches(
+    store: FeatureStore,
+    order: np.ndarray,
+    batch_size: int,
+    norm: str,
+    scale=None,
+    jitter: float = 0.0,
+    seed: tuple = (),
+):
+    """Yield (x, y, seconds spent) for consecutive batches, one prepared ahead in a thread.
+
+    With ``jitter`` > 0 each batch's context inputs are scaled (:func:`jitter_contrast`) by a
+    generator seeded from ``seed`` and the batch's index, so the draw does not depend on the
+    prefetch thread's timing.
+    """
+
+    def make(rows: np.ndarray, b: int):
         t = time.perf_counter()
         x, y = _inputs(store, rows, norm, scale)
+        if jitter > 0:
+            jitter_contrast(x, norm, jitter, np.random.default_rng([*seed, b]), store.n_features)
         return x, y, time.perf_counter() - t
 
     n = len(order)
     n_batches = max(1, n // batch_size)  # drop a ragged tail: fixed shapes, no retracing
     size = min(batch_size, n)
     with ThreadPoolExecutor(max_workers=1) as ex:
-        fut = ex.submit(make, order[:size])
+        fut = ex.submit(make, order[:size], 0)
         for b in range(n_batches):
             nxt = None
             if b + 1 < n_batches:
-                nxt = ex.submit(make, order[(b + 1) * size : (b + 2) * size])
+                nxt = ex.submit(make, order[(b + 1) * size : (b + 2) * size], b + 1)
             yield fut.result()
             fut = nxt
 
@@ -434,7 +489,11 @@ def train_from_store(
             orders.append(order)
             t0 = time.perf_counter()
             losses = []
-            for x, y, t_data in _batches(store, order, cfg.batch_size, cfg.normalisation, scale):
+            batches = _batches(
+                store, order, cfg.batch_size, cfg.normalisation, scale,
+                jitter=cfg.contrast_jitter, seed=(cfg.seed, 3, epoch),
+            )
+            for x, y, t_data in batches:
                 losses.append(float(train_step(x, y)))
                 data_seconds += t_data
                 n_samples_seen += len(y)

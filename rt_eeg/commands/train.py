@@ -71,6 +71,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="candidates scored per mined background sample (default 4)",
     )
     parser.add_argument(
+        "--contrast-jitter",
+        type=float,
+        default=0.0,
+        metavar="J",
+        help="augment training: scale each sample's background-relative (context) inputs by "
+        "exp(U(-J, J)), so the model reads a departure's shape rather than its size "
+        "(default 0: off)",
+    )
+    parser.add_argument(
         "--keep-variants",
         action="store_true",
         help="with several --arch variants: keep each variant's model under OUT/variants",
@@ -136,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
         onset_epochs=args.onset_epochs,
         hard_negatives=variants[0][3],
         hard_pool=args.hard_pool,
+        contrast_jitter=args.contrast_jitter,
     )
     manifest = train_corpus(
         args.corpus,
