@@ -211,3 +211,11 @@ for s in 1 2; do
     --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX4"
 done
 for k in k6s2 k8s1 k8s2; do judge "$k"; done
+# Amendment 17: contrast jitter (K6's recipe + --contrast-jitter 0.5), three seeds
+for s in 0 1 2; do
+  k=k9$([ "$s" = 0 ] || echo "s$s")
+  rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/$k" \
+    --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX2" \
+    --contrast-jitter 0.5
+done
+for k in k9 k9s1 k9s2; do judge "$k"; done

@@ -1,0 +1,66 @@
+"""The three-seed recipe rule (tools/judge_recipes.py): mean, spread margin, veto, median seed."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+
+from judge_recipes import judge, main, recipe  # noqa: E402
+
+
+def _op(path: Path, sens: dict[str, float], fa: float = 2.0) -> Path:
+    """An operating_point.py --weigh corpora JSON with the given per-corpus sensitivities."""
+    chosen = {"pool": {"sensitivity": 0.0, "fa_per_24h": 0.0}}
+    chosen.update({f"tune_{k}": {"sensitivity": v, "fa_per_24h": fa} for k, v in sens.items()})
+    path.write_text(json.dumps({"figures": {"chosen": chosen, "shipped": chosen}}))
+    return path
+
+
+def _real(path: Path, auc: float) -> Path:
+    path.write_text(json.dumps({"chbmit": {"patients": {"chb01": {"patient_context": {"auc": auc}}}}}))
+    return path
+
+
+def _recipe(tmp: Path, name: str, means: list[float]) -> list[Path]:
+    # per-corpus figures whose unweighted mean is the given seed mean
+    return [_op(tmp / f"{name}{i}.json", {"SS": m + 30, "XS": m, "XCC": m - 30})
+            for i, m in enumerate(means)]
+
+
+def test_mean_spread_and_median_seed(tmp_path):
+    r = recipe(_recipe(tmp_path, "a", [50.0, 40.0, 52.0]), None)
+    assert r["mean"] == pytest.approx(47.33, abs=0.01)
+    assert r["spread"] == pytest.approx(12.0)
+    assert r["median_seed"].endswith("a0.json")  # 50 is the median of 40, 50, 52
+    assert not r["vetoed"]
+
+
+def test_margin_is_the_larger_spread_over_sqrt_n_or_five_points(tmp_path):
+    ref = recipe(_recipe(tmp_path, "r", [50.0, 40.0, 51.0]), None)  # mean 47, spread 11
+    near = recipe(_recipe(tmp_path, "n", [53.0, 53.0, 53.0]), None)  # +6: inside 11/sqrt3 = 6.35
+    far = recipe(_recipe(tmp_path, "f", [54.0, 54.0, 54.0]), None)  # +7: outside
+    assert judge(ref, near) == {"lead": 6.0, "margin": 6.35, "replaces_reference": False}
+    assert judge(ref, far)["replaces_reference"]
+    tight = recipe(_recipe(tmp_path, "t", [47.0, 47.0, 47.0]), None)
+    up4 = recipe(_recipe(tmp_path, "u", [51.0, 51.0, 51.0]), None)
+    assert judge(tight, up4)["margin"] == 5.0 and not judge(tight, up4)["replaces_reference"]
+
+
+def test_chb01_veto_and_command_line(tmp_path, capsys):
+    ref = _recipe(tmp_path, "r", [40.0, 41.0, 42.0])
+    cand = _recipe(tmp_path, "c", [60.0, 61.0, 62.0])
+    reals = [_real(tmp_path / f"rc{i}.json", auc) for i, auc in enumerate((0.9, 0.45, 0.8))]
+    out = tmp_path / "judged.json"
+    main(["--reference", "R=" + ",".join(map(str, ref)), "--candidate", "C=" + ",".join(map(str, cand)),
+          "--real", "C=" + ",".join(map(str, reals)), "--out", str(out)])
+    d = json.loads(out.read_text())
+    assert d["candidate"]["C"]["vetoed"] and not d["replaces_reference"]
+    assert [s["chb01_auc"] for s in d["candidate"]["C"]["seeds"]] == [0.9, 0.45, 0.8]
+    assert "does not replace R" in capsys.readouterr().out
+    main(["--reference", "R=" + ",".join(map(str, ref)), "--candidate", "C=" + ",".join(map(str, cand))])
+    assert "C leads by +20.0 points (margin 5.0): replaces R" in capsys.readouterr().out

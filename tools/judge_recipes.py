@@ -1,0 +1,128 @@
+"""Judge a training recipe by the mean over its seeds (protocol amendments 15-17, issue #12).
+
+One training run decides little: the same recipe with three seeds spread 11 points on the
+generator-weighed SELECT. A recipe is therefore judged by the mean, over its seeds, of each
+seed's SELECT mean (the unweighted mean of the per-corpus sensitivities at the seed's own tuned
+point, ``figures.chosen.tune_*`` of the JSON ``tools/operating_point.py --weigh corpora``
+wrote), against the reference recipe's mean:
+
+1. veto: any seed with CHB-MIT chb01 ictal vs pre-ictal AUC (patient context) below 0.5;
+2. margin = max(5 points, the larger of the two recipes' spreads (max - min over seeds) /
+   sqrt(number of seeds));
+3. the candidate replaces the reference iff its mean exceeds the reference's by more than the
+   margin; a winning recipe ships its **median** seed (not its best: that is the lucky draw).
+
+Usage::
+
+    python tools/judge_recipes.py --reference K6=tools/results/operating_point_k6r_macro.json,...
+        --candidate K9=tools/results/operating_point_k9_macro.json,... \\
+        --real K9=tools/results/real_checks_k9.json,... --out tools/results/recipe_k9.json
+
+``--real`` (optional, per recipe, in the seeds' order) applies the veto.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
+
+VETO_PATIENT = "chb01"
+VETO_AUC = 0.5
+MIN_MARGIN = 5.0
+
+
+def seed_figures(op_json: Path) -> dict:
+    """One seed's SELECT mean and per-corpus figures at its chosen point."""
+    chosen = json.loads(Path(op_json).read_text())["figures"]["chosen"]
+    corpora = {k.removeprefix("tune_"): v for k, v in chosen.items() if k.startswith("tune_")}
+    if not corpora:
+        raise SystemExit(f"{op_json}: no tune_* corpora under figures.chosen (not a --weigh run?)")
+    mean = sum(v["sensitivity"] for v in corpora.values()) / len(corpora)
+    fa = sum(v["fa_per_24h"] for v in corpora.values()) / len(corpora)
+    return {
+        "file": str(op_json),
+        "select_mean": round(mean, 2),
+        "fa_mean": round(fa, 2),
+        "corpora": {k: round(v["sensitivity"], 1) for k, v in corpora.items()},
+    }
+
+
+def chb01_auc(real_json: Path) -> float:
+    """CHB-MIT chb01 AUC with patient context (the veto's figure)."""
+    d = json.loads(Path(real_json).read_text())
+    return float(d["chbmit"]["patients"][VETO_PATIENT]["patient_context"]["auc"])
+
+
+def recipe(files: list[Path], real: list[Path] | None) -> dict:
+    """Mean, spread and median seed of a recipe's seeds."""
+    seeds = [seed_figures(f) for f in files]
+    if real:
+        if len(real) != len(files):
+            raise SystemExit(f"--real has {len(real)} files for {len(files)} seeds")
+        for s, r in zip(seeds, real, strict=True):
+            s["chb01_auc"] = round(chb01_auc(r), 3)
+    means = [s["select_mean"] for s in seeds]
+    order = sorted(range(len(seeds)), key=lambda i: means[i])
+    return {
+        "seeds": seeds,
+        "mean": round(sum(means) / len(means), 2),
+        "spread": round(max(means) - min(means), 2),
+        "median_seed": seeds[order[(len(order) - 1) // 2]]["file"],
+        "vetoed": any(s.get("chb01_auc", 1.0) < VETO_AUC for s in seeds),
+    }
+
+
+def judge(reference: dict, candidate: dict) -> dict:
+    """The rule of amendments 15-17."""
+    n = min(len(reference["seeds"]), len(candidate["seeds"]))
+    margin = max(MIN_MARGIN, max(reference["spread"], candidate["spread"]) / math.sqrt(n))
+    lead = candidate["mean"] - reference["mean"]
+    return {
+        "lead": round(lead, 2),
+        "margin": round(margin, 2),
+        "replaces_reference": bool(lead > margin and not candidate["vetoed"]),
+    }
+
+
+def _named(spec: str) -> tuple[str, list[Path]]:
+    name, _, files = spec.partition("=")
+    if not files:
+        raise SystemExit(f"expected NAME=FILE,FILE,..., got {spec!r}")
+    return name, [Path(f) for f in files.split(",")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--reference", required=True, help="NAME=OP_JSON,OP_JSON,... (one per seed)")
+    ap.add_argument("--candidate", required=True, help="NAME=OP_JSON,OP_JSON,...")
+    ap.add_argument("--real", action="append", default=[], help="NAME=REAL_JSON,... (veto)")
+    ap.add_argument("--out", type=Path, default=None, help="JSON to write")
+    args = ap.parse_args(argv)
+    real = dict(_named(r) for r in args.real)
+    ref_name, ref_files = _named(args.reference)
+    cand_name, cand_files = _named(args.candidate)
+    ref = recipe(ref_files, real.get(ref_name))
+    cand = recipe(cand_files, real.get(cand_name))
+    out = {"reference": {ref_name: ref}, "candidate": {cand_name: cand}, **judge(ref, cand)}
+    for name, r in ((ref_name, ref), (cand_name, cand)):
+        per = ", ".join(f"{s['select_mean']:.1f}" for s in r["seeds"])
+        print(f"{name}: seeds {per}: mean {r['mean']:.1f} %, spread {r['spread']:.1f}"
+              + (" (vetoed)" if r["vetoed"] else ""))
+    verdict = "replaces" if out["replaces_reference"] else "does not replace"
+    print(f"{cand_name} leads by {out['lead']:+.1f} points (margin {out['margin']:.1f}): "
+          f"{verdict} {ref_name}")
+    if args.out:
+        write_json_atomic(args.out, out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
