@@ -219,3 +219,18 @@ for s in 0 1 2; do
     --contrast-jitter 0.5
 done
 for k in k9 k9s1 k9s2; do judge "$k"; done
+python tools/judge_recipes.py \
+  --reference K6=tools/results/operating_point_k6r_macro.json,tools/results/operating_point_k6s1_macro.json,tools/results/operating_point_k6s2_macro.json \
+  --candidate K9=tools/results/operating_point_k9_macro.json,tools/results/operating_point_k9s1_macro.json,tools/results/operating_point_k9s2_macro.json \
+  --real K6=tools/results/real_checks_k6r.json,tools/results/real_checks_k6s1.json,tools/results/real_checks_k6s2.json \
+  --real K9=tools/results/real_checks_k9.json,tools/results/real_checks_k9s1.json,tools/results/real_checks_k9s2.json \
+  --out tools/results/recipe_k9_vs_k6.json
+# Amendment 18 (a diagnostic): K6 with the labels as its context gate, and with none
+python tools/gate_oracle.py --model models/default --list "$WORK/SEL.list" --gated "$WORK/evalsel_k6" \
+  --out-oracle "$WORK/eval_k6_oracle_SEL" --out-ungated "$WORK/eval_k6_ungated_SEL" --workers "$J"
+python tools/gate_oracle.py --model models/default --list "$WORK/XCC.list" --gated "$WORK/eval_XCC" \
+  --out-oracle "$WORK/eval_k6_oracle_XCC" --out-ungated "$WORK/eval_k6_ungated_XCC" --workers "$J"
+for v in oracle ungated; do
+  tune_macro models/default "$WORK/eval_k6_${v}_SEL" "$WORK/eval_k6_${v}_XCC" \
+    "tools/results/operating_point_k6_${v}_macro.json" "$WORK/op_k6_${v}_macro.toml"
+done
