@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rt_eeg.augment import jitter_contrast, stale_centers
 from rt_eeg.context import BLOCK_EPOCHS, GATE, GATE_TOP_K, N_BLOCKS
 from rt_eeg.decoder import (
     ARCHITECTURES,
@@ -113,6 +114,11 @@ class TrainConfig:
         seizure stands out from the patient's background differs between patients, amplifiers
         and generators; jittering it makes the model read the shape of a departure rather than
         its size. Dev scores, mining and inference see the inputs unchanged; 0 disables it.
+    stale_context : float
+        Training-time augmentation (context normalisations only): the probability that a
+        background sample's centre is replaced by its channel's centre 1-20 min earlier
+        (:func:`rt_eeg.augment.stale_centers`), as a patient who changed state is read
+        live against the old state's background; 0 disables it.
     keep : str
         ``'best'``: the weights of the epoch with the lowest dev loss (early stopping after
         ``patience``); ``'last'``: all ``epochs`` run and the final weights are kept (for a
@@ -138,6 +144,7 @@ class TrainConfig:
     hard_pool: int = 4
     hard_margin_epochs: int = 10
     contrast_jitter: float = 0.0
+    stale_context: float = 0.0
     keep: str = "best"
 
     def __post_init__(self) -> None:
@@ -155,10 +162,13 @@ class TrainConfig:
             raise RtEegError(f"keep must be 'best' or 'last', got {self.keep!r}")
         if not 0.0 <= self.contrast_jitter <= 2.0:
             raise RtEegError(f"contrast_jitter must be in [0, 2], got {self.contrast_jitter}")
-        if self.contrast_jitter > 0 and self.normalisation not in CONTEXT_NORMALISATIONS:
-            raise RtEegError(
-                f"contrast_jitter needs a context normalisation, not {self.normalisation!r}"
-            )
+        if not 0.0 <= self.stale_context <= 1.0:
+            raise RtEegError(f"stale_context must be in [0, 1], got {self.stale_context}")
+        for name in ("contrast_jitter", "stale_context"):
+            if getattr(self, name) > 0 and self.normalisation not in CONTEXT_NORMALISATIONS:
+                raise RtEegError(
+                    f"{name} needs a context normalisation, not {self.normalisation!r}"
+                )
         if self.hard_margin_epochs < 0:
             raise RtEegError(f"hard_margin_epochs must be >= 0, got {self.hard_margin_epochs}")
         for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units",
@@ -286,37 +296,12 @@ def dev_scores(y: np.ndarray, p: np.ndarray) -> dict:
     }
 
 
-def _inputs(store: FeatureStore, rows: np.ndarray, norm: str, scale) -> tuple:
-    """Model inputs and labels of the given samples."""
+def _inputs(store: FeatureStore, rows: np.ndarray, norm: str, scale, centers=None) -> tuple:
+    """Model inputs and labels of the given samples (``centers``: instead of the store's)."""
     w, nv, y = store.windows(rows)
-    centers = store.centers(rows) if norm in CONTEXT_NORMALISATIONS else None
+    if centers is None and norm in CONTEXT_NORMALISATIONS:
+        centers = store.centers(rows)
     return normalise_windows(w, nv, norm, centers, scale), y
-
-
-def jitter_contrast(
-    x: np.ndarray, norm: str, jitter: float, rng: np.random.Generator, n_features: int
-) -> np.ndarray:
-    """Scale each sample's background-relative inputs by its own random factor, in place.
-
-    Parameters
-    ----------
-    x : ndarray of float32, shape (n, 70, width)
-        Normalised windows; for ``'context_maxabs'`` only the first ``n_features`` columns
-        (the context part) are scaled, the window-normalised half is scale-free already.
-    norm : str
-    jitter : float
-        Factors ``exp(u)``, ``u ~ U(-jitter, jitter)``, one per sample.
-    rng : numpy.random.Generator
-    n_features : int
-
-    Returns
-    -------
-    x : ndarray, the same array
-    """
-    factor = np.exp(rng.uniform(-jitter, jitter, size=len(x))).astype(np.float32)
-    cols = slice(0, n_features) if norm == "context_maxabs" else slice(None)
-    x[:, :, cols] *= factor[:, None, None]  # padding frames are 0 and stay 0
-    return x
 
 
 def _batches(
@@ -326,18 +311,22 @@ def _batches(
     norm: str,
     scale=None,
     jitter: float = 0.0,
+    stale: float = 0.0,
     seed: tuple = (),
 ):
     """Yield (x, y, seconds spent) for consecutive batches, one prepared ahead in a thread.
 
-    With ``jitter`` > 0 each batch's context inputs are scaled (:func:`jitter_contrast`) by a
-    generator seeded from ``seed`` and the batch's index, so the draw does not depend on the
-    prefetch thread's timing.
+    The augmentations of :mod:`rt_eeg.augment` (``stale`` > 0: stale centres; ``jitter`` > 0:
+    contrast jitter) draw from generators seeded from ``seed`` and the batch's index, so the
+    draw does not depend on the prefetch thread's timing.
     """
 
     def make(rows: np.ndarray, b: int):
         t = time.perf_counter()
-        x, y = _inputs(store, rows, norm, scale)
+        centers = None
+        if stale > 0:
+            centers, _ = stale_centers(store, rows, stale, np.random.default_rng([*seed, b, 1]))
+        x, y = _inputs(store, rows, norm, scale, centers)
         if jitter > 0:
             jitter_contrast(x, norm, jitter, np.random.default_rng([*seed, b]), store.n_features)
         return x, y, time.perf_counter() - t
@@ -491,7 +480,7 @@ def train_from_store(
             losses = []
             batches = _batches(
                 store, order, cfg.batch_size, cfg.normalisation, scale,
-                jitter=cfg.contrast_jitter, seed=(cfg.seed, 3, epoch),
+                jitter=cfg.contrast_jitter, stale=cfg.stale_context, seed=(cfg.seed, 3, epoch),
             )
             for x, y, t_data in batches:
                 losses.append(float(train_step(x, y)))

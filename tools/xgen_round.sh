@@ -234,3 +234,17 @@ for v in oracle ungated; do
   tune_macro models/default "$WORK/eval_k6_${v}_SEL" "$WORK/eval_k6_${v}_XCC" \
     "tools/results/operating_point_k6_${v}_macro.json" "$WORK/op_k6_${v}_macro.toml"
 done
+# Amendment 19: stale centres (K6's recipe + --stale-context 0.25), three seeds
+for s in 0 1 2; do
+  k=k10$([ "$s" = 0 ] || echo "s$s")
+  rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/$k" \
+    --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX2" \
+    --stale-context 0.25
+done
+for k in k10 k10s1 k10s2; do judge "$k"; done
+python tools/judge_recipes.py \
+  --reference K6=tools/results/operating_point_k6r_macro.json,tools/results/operating_point_k6s1_macro.json,tools/results/operating_point_k6s2_macro.json \
+  --candidate K10=tools/results/operating_point_k10_macro.json,tools/results/operating_point_k10s1_macro.json,tools/results/operating_point_k10s2_macro.json \
+  --real K6=tools/results/real_checks_k6r.json,tools/results/real_checks_k6s1.json,tools/results/real_checks_k6s2.json \
+  --real K10=tools/results/real_checks_k10.json,tools/results/real_checks_k10s1.json,tools/results/real_checks_k10s2.json \
+  --out tools/results/recipe_k10_vs_k6.json

@@ -80,6 +80,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default 0: off)",
     )
     parser.add_argument(
+        "--stale-context",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="augment training: give each background sample, with probability P, its "
+        "channel's background centre from 1-20 min earlier, as a patient who changed state "
+        "is read live (default 0: off)",
+    )
+    parser.add_argument(
         "--keep-variants",
         action="store_true",
         help="with several --arch variants: keep each variant's model under OUT/variants",
@@ -146,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
         hard_negatives=variants[0][3],
         hard_pool=args.hard_pool,
         contrast_jitter=args.contrast_jitter,
+        stale_context=args.stale_context,
     )
     manifest = train_corpus(
         args.corpus,

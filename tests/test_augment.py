@@ -1,0 +1,112 @@
+"""Training-time augmentation of the context inputs (rt_eeg.augment)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rt_eeg.augment import STALE_MAX_EPOCHS, STALE_MIN_EPOCHS, stale_centers
+from rt_eeg.decoder import WINDOW_FRAMES
+from rt_eeg.store import FeatureStore, RecordingFeatures, StoreWriter, epoch_labels_from_intervals
+
+pytestmark = [
+    pytest.mark.timeout(180),
+    pytest.mark.filterwarnings("ignore:__array__ implementation:DeprecationWarning"),
+]
+N_FEAT = 26
+CH = ["FP1-F7", "F7-T3", "T3-T5"]
+
+
+@pytest.fixture(scope="module")
+def long_store(tmp_path_factory):
+    """Two 25 min recordings whose background changes state half-way (a step in every
+    feature), each with one seizure on its first two channels."""
+    rng = np.random.default_rng(11)
+    recs = []
+    for i, split in enumerate(("train", "dev")):
+        n_ep = 1500
+        feats = rng.normal(0, 1, (n_ep * 10, len(CH), N_FEAT)).astype(np.float32)
+        feats[n_ep * 5 :] += 3.0  # the patient's state changes at 12.5 min
+        onset = 400 + 300 * i
+        feats[onset * 10 : (onset + 20) * 10, :2, :8] += 4.0
+        lab = np.zeros((n_ep, len(CH)), np.uint8)
+        lab[:, :2] = epoch_labels_from_intervals([(onset, onset + 20)], n_ep)[:, None]
+        recs.append(RecordingFeatures(f"p{i}_s001_t000.edf", split, f"p{i}", CH, feats, lab))
+    path = tmp_path_factory.mktemp("long_store")
+    with StoreWriter(path, N_FEAT, {"key": "augment-test"}) as w:
+        for r in recs:
+            w.add(r)
+    return FeatureStore(path)
+
+
+def test_stale_centres_come_from_the_same_channel_minutes_earlier(long_store):
+    store = long_store
+    rows = store.rows("train")
+    centers, stale = stale_centers(store, rows, 0.5, np.random.default_rng(3))
+    own = store.centers(rows)
+    labels = np.asarray(store.labels[rows])
+    track = np.searchsorted(store.label_offset, rows, side="right") - 1
+    epoch = rows - store.label_offset[track]
+    np.testing.assert_array_equal(centers[~stale], own[~stale])  # the rest untouched
+    assert not stale[labels == 1].any()  # a seizure sample keeps its true background
+    assert not stale[epoch < 2 * STALE_MIN_EPOCHS].any()  # no settled earlier background
+    eligible = (labels == 0) & (epoch >= STALE_MIN_EPOCHS + STALE_MAX_EPOCHS)
+    assert 0.45 < stale[eligible].mean() < 0.55  # the share asked for
+    for i in np.flatnonzero(stale)[::97]:  # each a centre of its own track, 1-20 min before
+        t, e = track[i], epoch[i]
+        earlier = store.label_offset[t] + np.arange(e - STALE_MAX_EPOCHS, e - STALE_MIN_EPOCHS + 1)
+        earlier = earlier[earlier >= store.label_offset[t]]
+        assert (store.centers(earlier) == centers[i]).all(axis=1).any()
+    # after the state change, a stale centre from before it is the old state's background
+    # (the own context has followed the new state by epoch 1000; the change was at 750)
+    after = stale & (epoch >= 1000)
+    assert (own[after, 0] > 2.0).all()
+    assert 0.2 < (centers[after, 0] < 1.0).mean() < 0.8  # some drawn from before the change
+    # the same generator draws the same centres
+    again, stale2 = stale_centers(store, rows, 0.5, np.random.default_rng(3))
+    np.testing.assert_array_equal(again, centers)
+    np.testing.assert_array_equal(stale2, stale)
+
+
+def test_stale_context_changes_training_reproducibly(long_store, tmp_path):
+    from rt_eeg.features import FeatureConfig
+    from rt_eeg.train import TrainConfig, train_from_store
+
+    tiny = {"epochs": 1, "units": 8, "dense_units": 16, "batch_size": 64, "samples_per_epoch": 512}
+    runs = {}
+    for name, st in (("a", 0.5), ("b", 0.5), ("off", 0.0)):
+        runs[name] = train_from_store(
+            long_store,
+            tmp_path / name,
+            TrainConfig(seed=2, normalisation="context", stale_context=st, **tiny),
+            feature_config=FeatureConfig(),
+            device="cpu",
+            log=lambda _: None,
+        )
+    assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
+    assert runs["a"]["weights_sha256"] != runs["off"]["weights_sha256"]
+    assert WINDOW_FRAMES == 70  # the windows the store gives are the decoder's
+
+
+def test_jitter_contrast_scales_each_sample_by_one_bounded_factor():
+    """Every frame and context feature of a sample gets the same factor in [e^-j, e^j];
+    padding stays 0; the window-normalised half of context_maxabs is left alone; the draw is
+    the generator's."""
+    from rt_eeg.augment import jitter_contrast
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(200, WINDOW_FRAMES, 2 * N_FEAT)).astype(np.float32) + 3.0
+    x[0, :20] = 0.0  # padding of a window at a recording's start
+    orig = x.copy()
+    jitter_contrast(x, "context_maxabs", 0.5, np.random.default_rng(7), N_FEAT)
+    np.testing.assert_array_equal(x[:, :, N_FEAT:], orig[:, :, N_FEAT:])
+    assert np.all(x[0, :20] == 0.0)
+    factor = x[:, 30, 0] / orig[:, 30, 0]
+    np.testing.assert_allclose(x[:, :, :N_FEAT], orig[:, :, :N_FEAT] * factor[:, None, None], rtol=1e-6)
+    assert factor.min() >= np.exp(-0.5) - 1e-6 and factor.max() <= np.exp(0.5) + 1e-6
+    assert factor.min() < 0.7 and factor.max() > 1.4  # the range is used, not a constant
+    y = orig[:, :, :N_FEAT].copy()
+    jitter_contrast(y, "context", 0.5, np.random.default_rng(7), N_FEAT)
+    np.testing.assert_array_equal(y, x[:, :, :N_FEAT])  # same seed, same factors
+
+
