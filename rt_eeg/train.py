@@ -314,7 +314,7 @@ def _batches(
     stale: float = 0.0,
     seed: tuple = (),
 ):
-    """Yield (x, y, seconds spent) for consecutive batches, one prepared ahead in a thread.
+    """Yield (x, y, seconds spent, stale samples) for consecutive batches, one prepared ahead in a thread.
 
     The augmentations of :mod:`rt_eeg.augment` (``stale`` > 0: stale centres; ``jitter`` > 0:
     contrast jitter) draw from generators seeded from ``seed`` and the batch's index, so the
@@ -323,13 +323,14 @@ def _batches(
 
     def make(rows: np.ndarray, b: int):
         t = time.perf_counter()
-        centers = None
+        centers, n_stale = None, 0
         if stale > 0:
-            centers, _ = stale_centers(store, rows, stale, np.random.default_rng([*seed, b, 1]))
+            centers, picked = stale_centers(store, rows, stale, np.random.default_rng([*seed, b, 1]))
+            n_stale = int(picked.sum())
         x, y = _inputs(store, rows, norm, scale, centers)
         if jitter > 0:
             jitter_contrast(x, norm, jitter, np.random.default_rng([*seed, b]), store.n_features)
-        return x, y, time.perf_counter() - t
+        return x, y, time.perf_counter() - t, n_stale
 
     n = len(order)
     n_batches = max(1, n // batch_size)  # drop a ragged tail: fixed shapes, no retracing
@@ -477,12 +478,13 @@ def train_from_store(
                 )
             orders.append(order)
             t0 = time.perf_counter()
-            losses = []
+            losses, n_stale = [], 0
             batches = _batches(
                 store, order, cfg.batch_size, cfg.normalisation, scale,
                 jitter=cfg.contrast_jitter, stale=cfg.stale_context, seed=(cfg.seed, 3, epoch),
             )
-            for x, y, t_data in batches:
+            for x, y, t_data, stale_in_batch in batches:
+                n_stale += stale_in_batch
                 losses.append(float(train_step(x, y)))
                 data_seconds += t_data
                 n_samples_seen += len(y)
@@ -497,6 +499,7 @@ def train_from_store(
                 {
                     "epoch": epoch + 1,
                     "train_loss": float(np.mean(losses)),
+                    **({"stale_centres": n_stale} if cfg.stale_context > 0 else {}),
                     "seconds": round(t_fit, 3),
                     **({"hard_negatives": mined} if mined else {}),
                     **{f"dev_{k}": v for k, v in scores.items() if k.startswith(("b", "a", "s"))},
@@ -506,6 +509,7 @@ def train_from_store(
                 f"epoch {epoch + 1}/{cfg.epochs}: train loss {np.mean(losses):.4f}, dev balanced "
                 f"bce {scores['balanced_bce']:.4f}, auc {scores['auc']:.4f}, {t_fit:.1f} s "
                 f"({len(order) / max(t_fit, 1e-9):.0f} samples/s)"
+                + (f", {n_stale} stale centres" if cfg.stale_context > 0 else "")
             )
             if scores["balanced_bce"] < best[0]:
                 best = (

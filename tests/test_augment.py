@@ -85,6 +85,11 @@ def test_stale_context_changes_training_reproducibly(long_store, tmp_path):
         )
     assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
     assert runs["a"]["weights_sha256"] != runs["off"]["weights_sha256"]
+    # half the draw is background, and half of that (the share) gets a stale centre where the
+    # recording is long enough: about a quarter of the samples
+    n_stale = runs["a"]["history"][0]["stale_centres"]
+    assert 0.1 * 512 < n_stale < 0.5 * 512
+    assert "stale_centres" not in runs["off"]["history"][0]
     assert WINDOW_FRAMES == 70  # the windows the store gives are the decoder's
 
 
