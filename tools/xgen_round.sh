@@ -211,20 +211,28 @@ for s in 1 2; do
     --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX4"
 done
 for k in k6s2 k8s1 k8s2; do judge "$k"; done
-# Amendment 17: contrast jitter (K6's recipe + --contrast-jitter 0.5), three seeds
-for s in 0 1 2; do
-  k=k9$([ "$s" = 0 ] || echo "s$s")
-  rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/$k" \
-    --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX2" \
-    --contrast-jitter 0.5
-done
-for k in k9 k9s1 k9s2; do judge "$k"; done
-python tools/judge_recipes.py \
-  --reference K6=tools/results/operating_point_k6r_macro.json,tools/results/operating_point_k6s1_macro.json,tools/results/operating_point_k6s2_macro.json \
-  --candidate K9=tools/results/operating_point_k9_macro.json,tools/results/operating_point_k9s1_macro.json,tools/results/operating_point_k9s2_macro.json \
-  --real K6=tools/results/real_checks_k6r.json,tools/results/real_checks_k6s1.json,tools/results/real_checks_k6s2.json \
-  --real K9=tools/results/real_checks_k9.json,tools/results/real_checks_k9s1.json,tools/results/real_checks_k9s2.json \
-  --out tools/results/recipe_k9_vs_k6.json
+# Amendments 17-19: a recipe = K6's on today's files plus training options, three seeds
+# (NAME, NAMEs1, NAMEs2), each judged; then the three-seed rule against K6's seeds.
+seeds() { local s; for s in 0 1 2; do echo "$1$([ "$s" = 0 ] || echo "s$s")"; done; }
+files() {  # PREFIX SUFFIX NAME -> PREFIXnameSUFFIX,... over the recipe's seeds
+  seeds "$3" | sed "s|.*|$1&$2|" | paste -sd,
+}
+recipe3() {  # NAME TRAIN_OPTION...
+  local name=$1 s=0 k; shift
+  for k in $(seeds "$name"); do
+    rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/$k" \
+      --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX2" "$@"
+    s=$((s + 1))
+  done
+  for k in $(seeds "$name"); do judge "$k"; done
+  local up=${name^^} op=tools/results/operating_point_ rc=tools/results/real_checks_
+  python tools/judge_recipes.py \
+    --reference "K6=${op}k6r_macro.json,${op}k6s1_macro.json,${op}k6s2_macro.json" \
+    --candidate "$up=$(files "$op" _macro.json "$name")" \
+    --real "K6=${rc}k6r.json,${rc}k6s1.json,${rc}k6s2.json" --real "$up=$(files "$rc" .json "$name")" \
+    --out "tools/results/recipe_${name}_vs_k6.json"
+}
+recipe3 k9 --contrast-jitter 0.5      # amendment 17
 # Amendment 18 (a diagnostic): K6 with the labels as its context gate, and with none
 python tools/gate_oracle.py --model models/default --list "$WORK/SEL.list" --gated "$WORK/evalsel_k6" \
   --out-oracle "$WORK/eval_k6_oracle_SEL" --out-ungated "$WORK/eval_k6_ungated_SEL" --workers "$J"
@@ -234,17 +242,4 @@ for v in oracle ungated; do
   tune_macro models/default "$WORK/eval_k6_${v}_SEL" "$WORK/eval_k6_${v}_XCC" \
     "tools/results/operating_point_k6_${v}_macro.json" "$WORK/op_k6_${v}_macro.toml"
 done
-# Amendment 19: stale centres (K6's recipe + --stale-context 0.25), three seeds
-for s in 0 1 2; do
-  k=k10$([ "$s" = 0 ] || echo "s$s")
-  rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/$k" \
-    --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX2" \
-    --stale-context 0.25
-done
-for k in k10 k10s1 k10s2; do judge "$k"; done
-python tools/judge_recipes.py \
-  --reference K6=tools/results/operating_point_k6r_macro.json,tools/results/operating_point_k6s1_macro.json,tools/results/operating_point_k6s2_macro.json \
-  --candidate K10=tools/results/operating_point_k10_macro.json,tools/results/operating_point_k10s1_macro.json,tools/results/operating_point_k10s2_macro.json \
-  --real K6=tools/results/real_checks_k6r.json,tools/results/real_checks_k6s1.json,tools/results/real_checks_k6s2.json \
-  --real K10=tools/results/real_checks_k10.json,tools/results/real_checks_k10s1.json,tools/results/real_checks_k10s2.json \
-  --out tools/results/recipe_k10_vs_k6.json
+recipe3 k10 --stale-context 0.25     # amendment 19
