@@ -314,7 +314,8 @@ def _batches(
     stale: float = 0.0,
     seed: tuple = (),
 ):
-    """Yield (x, y, seconds spent, stale samples) for consecutive batches, one prepared ahead in a thread.
+    """Yield (x, y, seconds spent, stale samples) for consecutive batches, one prepared ahead
+    in a thread.
 
     The augmentations of :mod:`rt_eeg.augment` (``stale`` > 0: stale centres; ``jitter`` > 0:
     contrast jitter) draw from generators seeded from ``seed`` and the batch's index, so the
