@@ -36,3 +36,16 @@ def test_own_calls_as_the_gate_reproduce_the_streaming_decode_bit_for_bit(tmp_pa
     # another gate gives other scores (the context feeds the inputs)
     ungated = decode_with_accept(dec, feats, np.ones(len(calls), bool))
     assert ungated.shape == live.shape and not np.array_equal(ungated, live)
+
+
+def test_a_recording_without_a_stored_run_is_one_clear_error(tmp_path, capsys):
+    from gate_oracle import main
+
+    model = write_untrained_model(tmp_path / "m", normalisation="context", seed=3)
+    lst = tmp_path / "one.list"
+    lst.write_text(str(tmp_path / "rec_s001_t000.edf") + "\n")
+    rc = main(["--model", str(model), "--list", str(lst), "--gated", str(tmp_path / "none"),
+               "--out-oracle", str(tmp_path / "o"), "--out-ungated", str(tmp_path / "u")])
+    err = capsys.readouterr().err.strip()
+    assert rc == 1 and len(err.splitlines()) == 1
+    assert "rec_s001_t000.probs.npz" in err

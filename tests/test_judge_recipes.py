@@ -64,3 +64,11 @@ def test_chb01_veto_and_command_line(tmp_path, capsys):
     assert "does not replace R" in capsys.readouterr().out
     main(["--reference", "R=" + ",".join(map(str, ref)), "--candidate", "C=" + ",".join(map(str, cand))])
     assert "C leads by +20.0 points (margin 5.0): replaces R" in capsys.readouterr().out
+
+
+def test_a_missing_or_foreign_file_is_one_clear_error(tmp_path):
+    foreign = tmp_path / "other.json"
+    foreign.write_text('{"figures": {}}')
+    for bad in (tmp_path / "absent.json", foreign):
+        with pytest.raises(SystemExit, match="not an operating_point.py result"):
+            recipe([bad], None)

@@ -113,9 +113,13 @@ def main(argv: list[str] | None = None) -> int:
         Path(d).mkdir(parents=True, exist_ok=True)
     edfs = Path(args.list).read_text().split()
     todo = [(e, args.model, args.gated, args.out_oracle, args.out_ungated) for e in edfs]
-    with ProcessPoolExecutor(args.workers) as ex:
-        for i, name in enumerate(ex.map(_one, todo), 1):
-            print(f"[{i}/{len(todo)}] {name}", flush=True)
+    try:
+        with ProcessPoolExecutor(args.workers) as ex:
+            for i, name in enumerate(ex.map(_one, todo), 1):
+                print(f"[{i}/{len(todo)}] {name}", flush=True)
+    except (RtEegError, OSError, KeyError) as err:
+        print(f"gate_oracle: {err}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -41,7 +41,10 @@ MIN_MARGIN = 5.0
 
 def seed_figures(op_json: Path) -> dict:
     """One seed's SELECT mean and per-corpus figures at its chosen point."""
-    chosen = json.loads(Path(op_json).read_text())["figures"]["chosen"]
+    try:
+        chosen = json.loads(Path(op_json).read_text())["figures"]["chosen"]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise SystemExit(f"{op_json}: not an operating_point.py result ({err!r})") from err
     corpora = {k.removeprefix("tune_"): v for k, v in chosen.items() if k.startswith("tune_")}
     if not corpora:
         raise SystemExit(f"{op_json}: no tune_* corpora under figures.chosen (not a --weigh run?)")
@@ -57,8 +60,11 @@ def seed_figures(op_json: Path) -> dict:
 
 def chb01_auc(real_json: Path) -> float:
     """CHB-MIT chb01 AUC with patient context (the veto's figure)."""
-    d = json.loads(Path(real_json).read_text())
-    return float(d["chbmit"]["patients"][VETO_PATIENT]["patient_context"]["auc"])
+    try:
+        d = json.loads(Path(real_json).read_text())
+        return float(d["chbmit"]["patients"][VETO_PATIENT]["patient_context"]["auc"])
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise SystemExit(f"{real_json}: no {VETO_PATIENT} patient-context AUC ({err!r})") from err
 
 
 def recipe(files: list[Path], real: list[Path] | None) -> dict:
