@@ -83,7 +83,7 @@ def mine_order(
     Parameters
     ----------
     order : ndarray of int64, shape (n,)
-        One epoch of sample rows (:func:`rt_eeg.train.balanced_order`).
+        One epoch of sample rows (:func:`rt_eeg.train_data.balanced_order`).
     labels : ndarray, shape (n,)
         Their labels (1 seizure, 0 background).
     rng : np.random.Generator

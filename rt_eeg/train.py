@@ -29,12 +29,10 @@ import hashlib
 import os
 import platform
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
-from rt_eeg.augment import jitter_contrast, stale_centers
 from rt_eeg.context import BLOCK_EPOCHS, GATE, GATE_TOP_K, N_BLOCKS
 from rt_eeg.decoder import (
     ARCHITECTURES,
@@ -45,12 +43,10 @@ from rt_eeg.decoder import (
     MODEL_FILE,
     NORMALISATIONS,
     WINDOW_EPOCHS,
-    WINDOW_FRAMES,
     build_model,
     make_infer,
     model_file_hashes,
     model_width,
-    normalise_windows,
     resolve_device,
 )
 from rt_eeg.errors import RtEegError
@@ -59,6 +55,7 @@ from rt_eeg.io.atomic import atomic_path, write_json_atomic
 from rt_eeg.model_files import lite_manifest_section
 from rt_eeg.runtime import LITE_FILE, export_tflite, import_tensorflow
 from rt_eeg.store import FeatureStore
+from rt_eeg.train_data import balanced_order, batches, context_scale, model_inputs
 
 DATA_ORDER_FILE = "data_order.npy"
 
@@ -216,58 +213,6 @@ def library_versions() -> dict:
     }
 
 
-def balanced_order(
-    rng: np.random.Generator,
-    pos: np.ndarray,
-    neg: np.ndarray,
-    samples_per_epoch: int,
-    pos_weight: np.ndarray | None = None,
-) -> np.ndarray:
-    """One epoch of sample rows: equal seizure and background counts, shuffled.
-
-    Parameters
-    ----------
-    rng : np.random.Generator
-    pos, neg : ndarray of int64
-        Seizure / background sample rows.
-    samples_per_epoch : int
-    pos_weight : ndarray of float, shape (len(pos),), optional
-        Relative draw probability of each seizure row (onset weighting); when given, the
-        seizure half is drawn with replacement in proportion to it.
-
-    Returns
-    -------
-    order : ndarray of int64, shape (2 * half,)
-        ``half = min(samples_per_epoch // 2, len(neg))``; seizure rows are drawn without
-        replacement when there are enough, else every one repeated plus a random remainder.
-    """
-    half = max(1, min(samples_per_epoch // 2, len(neg)))
-    negs = rng.choice(neg, half, replace=False)
-    if pos_weight is not None:
-        poss = rng.choice(pos, half, replace=True, p=pos_weight / pos_weight.sum())
-    else:
-        reps, rem = divmod(half, len(pos))
-        poss = np.concatenate([np.tile(pos, reps), rng.choice(pos, rem, replace=False)])
-    return rng.permutation(np.concatenate([poss, negs])).astype(np.int64)
-
-
-def context_scale(store: FeatureStore, rows: np.ndarray) -> np.ndarray:
-    """Per-feature scale of the context inputs: 1.4826 x the median absolute deviation of
-    ``frame - centre`` over the (observed frames of the) given samples' windows.
-
-    Returns
-    -------
-    scale : ndarray of float32, shape (n_features,)
-    """
-    w, nv, _ = store.windows(rows)
-    rel = w - store.centers(rows)[:, None, :]
-    obs = np.arange(WINDOW_FRAMES)[None, :] >= (WINDOW_FRAMES - nv)[:, None]
-    vals = rel[obs]  # (n_observed_frames, F)
-    med = np.median(vals, axis=0)
-    mad = np.median(np.abs(vals - med), axis=0)
-    return np.maximum(1.4826 * mad, 1e-3).astype(np.float32)
-
-
 def roc_auc(y: np.ndarray, p: np.ndarray) -> float:
     """Area under the ROC curve (Mann-Whitney, ties counted half); NaN with one class."""
     from scipy.stats import rankdata
@@ -294,56 +239,6 @@ def dev_scores(y: np.ndarray, p: np.ndarray) -> dict:
         "n_seiz": int(y.sum()),
         "n_bckg": int((~y).sum()),
     }
-
-
-def _inputs(store: FeatureStore, rows: np.ndarray, norm: str, scale, centers=None) -> tuple:
-    """Model inputs and labels of the given samples (``centers``: instead of the store's)."""
-    w, nv, y = store.windows(rows)
-    if centers is None and norm in CONTEXT_NORMALISATIONS:
-        centers = store.centers(rows)
-    return normalise_windows(w, nv, norm, centers, scale), y
-
-
-def _batches(
-    store: FeatureStore,
-    order: np.ndarray,
-    batch_size: int,
-    norm: str,
-    scale=None,
-    jitter: float = 0.0,
-    stale: float = 0.0,
-    seed: tuple = (),
-):
-    """Yield (x, y, seconds spent, stale samples) for consecutive batches, one prepared ahead
-    in a thread.
-
-    The augmentations of :mod:`rt_eeg.augment` (``stale`` > 0: stale centres; ``jitter`` > 0:
-    contrast jitter) draw from generators seeded from ``seed`` and the batch's index, so the
-    draw does not depend on the prefetch thread's timing.
-    """
-
-    def make(rows: np.ndarray, b: int):
-        t = time.perf_counter()
-        centers, n_stale = None, 0
-        if stale > 0:
-            centers, picked = stale_centers(store, rows, stale, np.random.default_rng([*seed, b, 1]))
-            n_stale = int(picked.sum())
-        x, y = _inputs(store, rows, norm, scale, centers)
-        if jitter > 0:
-            jitter_contrast(x, norm, jitter, np.random.default_rng([*seed, b]), store.n_features)
-        return x, y, time.perf_counter() - t, n_stale
-
-    n = len(order)
-    n_batches = max(1, n // batch_size)  # drop a ragged tail: fixed shapes, no retracing
-    size = min(batch_size, n)
-    with ThreadPoolExecutor(max_workers=1) as ex:
-        fut = ex.submit(make, order[:size], 0)
-        for b in range(n_batches):
-            nxt = None
-            if b + 1 < n_batches:
-                nxt = ex.submit(make, order[(b + 1) * size : (b + 2) * size], b + 1)
-            yield fut.result()
-            fut = nxt
 
 
 # --------------------------------------------------------------------------- training
@@ -411,7 +306,7 @@ def train_from_store(
         scale = context_scale(
             store, np.sort(scale_rng.choice(train_rows, min(20000, train_rows.size), replace=False))
         )
-    dev_x, dev_labels = _inputs(store, dev_sel, cfg.normalisation, scale)
+    dev_x, dev_labels = model_inputs(store, dev_sel, cfg.normalisation, scale)
     pos_weight = None
     if cfg.onset_weight > 1.0:
         rank = store.onset_rank(pos)
@@ -456,7 +351,7 @@ def train_from_store(
             """P(seizure) of the current model for store rows (hard-negative mining)."""
             return np.concatenate(
                 [
-                    infer(_inputs(store, rows[i : i + 8192], cfg.normalisation, scale)[0])
+                    infer(model_inputs(store, rows[i : i + 8192], cfg.normalisation, scale)[0])
                     for i in range(0, len(rows), 8192)
                 ]
             )
@@ -480,11 +375,11 @@ def train_from_store(
             orders.append(order)
             t0 = time.perf_counter()
             losses, n_stale = [], 0
-            batches = _batches(
+            feed = batches(
                 store, order, cfg.batch_size, cfg.normalisation, scale,
                 jitter=cfg.contrast_jitter, stale=cfg.stale_context, seed=(cfg.seed, 3, epoch),
             )
-            for x, y, t_data, stale_in_batch in batches:
+            for x, y, t_data, stale_in_batch in feed:
                 n_stale += stale_in_batch
                 losses.append(float(train_step(x, y)))
                 data_seconds += t_data

@@ -21,12 +21,12 @@ from rt_eeg.store import (
 )
 from rt_eeg.train import (
     TrainConfig,
-    balanced_order,
     dev_scores,
     roc_auc,
     train_from_store,
 )
 from rt_eeg.train_corpus import parse_variants
+from rt_eeg.train_data import balanced_order
 
 pytestmark = [
     pytest.mark.timeout(180),

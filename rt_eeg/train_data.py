@@ -1,0 +1,119 @@
+"""What the training loop is fed: balanced sample orders, the context scale and the batches.
+
+Samples are label rows of a :class:`rt_eeg.store.FeatureStore`; a batch gathers their windows
+from the memmap, applies the training augmentations (:mod:`rt_eeg.augment`) and normalises
+them exactly as the decoder does live (:func:`rt_eeg.decoder.normalise_windows`).
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from rt_eeg.augment import jitter_contrast, stale_centers
+from rt_eeg.decoder import CONTEXT_NORMALISATIONS, WINDOW_FRAMES, normalise_windows
+from rt_eeg.store import FeatureStore
+
+
+def balanced_order(
+    rng: np.random.Generator,
+    pos: np.ndarray,
+    neg: np.ndarray,
+    samples_per_epoch: int,
+    pos_weight: np.ndarray | None = None,
+) -> np.ndarray:
+    """One epoch of sample rows: equal seizure and background counts, shuffled.
+
+    Parameters
+    ----------
+    rng : np.random.Generator
+    pos, neg : ndarray of int64
+        Seizure / background sample rows.
+    samples_per_epoch : int
+    pos_weight : ndarray of float, shape (len(pos),), optional
+        Relative draw probability of each seizure row (onset weighting); when given, the
+        seizure half is drawn with replacement in proportion to it.
+
+    Returns
+    -------
+    order : ndarray of int64, shape (2 * half,)
+        ``half = min(samples_per_epoch // 2, len(neg))``; seizure rows are drawn without
+        replacement when there are enough, else every one repeated plus a random remainder.
+    """
+    half = max(1, min(samples_per_epoch // 2, len(neg)))
+    negs = rng.choice(neg, half, replace=False)
+    if pos_weight is not None:
+        poss = rng.choice(pos, half, replace=True, p=pos_weight / pos_weight.sum())
+    else:
+        reps, rem = divmod(half, len(pos))
+        poss = np.concatenate([np.tile(pos, reps), rng.choice(pos, rem, replace=False)])
+    return rng.permutation(np.concatenate([poss, negs])).astype(np.int64)
+
+
+def context_scale(store: FeatureStore, rows: np.ndarray) -> np.ndarray:
+    """Per-feature scale of the context inputs: 1.4826 x the median absolute deviation of
+    ``frame - centre`` over the (observed frames of the) given samples' windows.
+
+    Returns
+    -------
+    scale : ndarray of float32, shape (n_features,)
+    """
+    w, nv, _ = store.windows(rows)
+    rel = w - store.centers(rows)[:, None, :]
+    obs = np.arange(WINDOW_FRAMES)[None, :] >= (WINDOW_FRAMES - nv)[:, None]
+    vals = rel[obs]  # (n_observed_frames, F)
+    med = np.median(vals, axis=0)
+    mad = np.median(np.abs(vals - med), axis=0)
+    return np.maximum(1.4826 * mad, 1e-3).astype(np.float32)
+
+
+def model_inputs(store: FeatureStore, rows: np.ndarray, norm: str, scale, centers=None) -> tuple:
+    """Model inputs and labels of the given samples (``centers``: instead of the store's)."""
+    w, nv, y = store.windows(rows)
+    if centers is None and norm in CONTEXT_NORMALISATIONS:
+        centers = store.centers(rows)
+    return normalise_windows(w, nv, norm, centers, scale), y
+
+
+def batches(
+    store: FeatureStore,
+    order: np.ndarray,
+    batch_size: int,
+    norm: str,
+    scale=None,
+    jitter: float = 0.0,
+    stale: float = 0.0,
+    seed: tuple = (),
+):
+    """Yield (x, y, seconds spent, stale samples) for consecutive batches, one prepared ahead
+    in a thread.
+
+    The augmentations of :mod:`rt_eeg.augment` (``stale`` > 0: stale centres; ``jitter`` > 0:
+    contrast jitter) draw from generators seeded from ``seed`` and the batch's index, so the
+    draw does not depend on the prefetch thread's timing.
+    """
+
+    def make(rows: np.ndarray, b: int):
+        t = time.perf_counter()
+        centers, n_stale = None, 0
+        if stale > 0:
+            centers, picked = stale_centers(store, rows, stale, np.random.default_rng([*seed, b, 1]))
+            n_stale = int(picked.sum())
+        x, y = model_inputs(store, rows, norm, scale, centers)
+        if jitter > 0:
+            jitter_contrast(x, norm, jitter, np.random.default_rng([*seed, b]), store.n_features)
+        return x, y, time.perf_counter() - t, n_stale
+
+    n = len(order)
+    n_batches = max(1, n // batch_size)  # drop a ragged tail: fixed shapes, no retracing
+    size = min(batch_size, n)
+    with ThreadPoolExecutor(max_workers=1) as ex:
+        fut = ex.submit(make, order[:size], 0)
+        for b in range(n_batches):
+            nxt = None
+            if b + 1 < n_batches:
+                nxt = ex.submit(make, order[(b + 1) * size : (b + 2) * size], b + 1)
+            yield fut.result()
+            fut = nxt
