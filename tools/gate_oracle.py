@@ -8,7 +8,7 @@ and a better gate (two-pass training, a bounded or second context) would be wort
 This decodes a corpus two ways beside the stored model-gated run:
 
 - ``oracle``: the centre gated by the labels (an epoch with any seizure channel is left out),
-  exactly as the training store computes it (:func:`rt_eeg.context.recording_centers`);
+  exactly as the training store computes it (``Decoder.predict_recording(features, accept)``);
 - ``ungated``: every epoch enters the centre (no gate at all).
 
 Each writes ``NAME.probs.npz`` as ``rt-eeg evaluate`` does (epochs, channels, duration and
@@ -39,37 +39,6 @@ from rt_eeg.io.atomic import save_npz_atomic  # noqa: E402
 _DECODER = {}
 
 
-def decode_with_accept(decoder, features: np.ndarray, accept: np.ndarray) -> np.ndarray:
-    """P(seizure) of every complete epoch with the context gated by ``accept``.
-
-    Parameters
-    ----------
-    decoder : rt_eeg.decoder.Decoder
-        A context model.
-    features : ndarray, shape (n_frames, n_channels, n_features)
-    accept : ndarray of bool, shape (n_epochs,)
-        Whether each epoch enters the context once decided.
-
-    Returns
-    -------
-    probs : ndarray of float32, shape (n_epochs, n_channels)
-    """
-    from rt_eeg.context import recording_centers
-    from rt_eeg.decoder import FRAMES_PER_EPOCH, recording_windows
-
-    n_ep = features.shape[0] // FRAMES_PER_EPOCH
-    n_ch = features.shape[1]
-    centers = recording_centers(features, accept)  # (n_ep, n_ch, F)
-    out = np.zeros((n_ep, n_ch), np.float32)
-    step = max(1, 4096 // max(n_ch, 1))
-    for e0 in range(0, n_ep, step):
-        ep = np.arange(e0, min(e0 + step, n_ep))
-        w, nv = recording_windows(features, ep)
-        c = centers[ep].reshape(len(ep) * n_ch, -1)
-        out[e0 : e0 + len(ep)] = decoder._probs(w, nv, c).reshape(len(ep), n_ch)
-    return out
-
-
 def _one(args: tuple) -> str:
     edf, model, gated, out_oracle, out_ungated = args
     from rt_eeg.decoder import Decoder
@@ -91,7 +60,7 @@ def _one(args: tuple) -> str:
         raise RtEegError(f"epochs or channels differ from the stored run ({n_ep} epochs)", edf)
     labels = channel_labels(edf, edf.with_suffix(".csv_bi"), ch, n_ep)
     for out, accept in ((out_oracle, ~labels.any(axis=1)), (out_ungated, np.ones(n_ep, bool))):
-        probs = decode_with_accept(dec, feats[: n_ep * 10], accept)
+        probs = dec.predict_recording(feats[: n_ep * 10], accept)
         save_npz_atomic(Path(out) / f"{edf.stem}.probs.npz", **(stored | {"probs": probs}))
     return edf.stem
 

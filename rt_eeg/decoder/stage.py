@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from rt_eeg.context import GATE, GATE_TOP_K, gate_score, window_mean
+from rt_eeg.context import GATE, GATE_TOP_K, gate_score, recording_centers, window_mean
 from rt_eeg.decoder.model import _load_model, resolve_device
 from rt_eeg.decoder.stream import DecoderStream
 from rt_eeg.decoder.windows import (
@@ -340,12 +340,19 @@ class Decoder:
         return np.zeros(0, np.float64), np.zeros((0, n_ch), np.float32)
 
     # ---------------------------------------------------------------- batch
-    def predict_recording(self, features: np.ndarray) -> np.ndarray:
+    def predict_recording(
+        self, features: np.ndarray, accept: np.ndarray | None = None
+    ) -> np.ndarray:
         """Whole-recording twin of :meth:`push`.
 
         Parameters
         ----------
         features : ndarray, shape (n_frames, n_channels, n_features)
+        accept : ndarray of bool, shape (n_frames // 10,), optional
+            Context models only: which epochs enter the background context, in place of the
+            model's own calls (the labels, say, to measure what the gate costs: the training
+            store's centres, :func:`rt_eeg.context.recording_centers`). With the model's own
+            calls it gives :meth:`push`'s probabilities exactly.
 
         Returns
         -------
@@ -354,18 +361,26 @@ class Decoder:
         features, _ = self._check(features, None)
         n_frames, n_ch, _ = features.shape
         n_epochs = n_frames // FRAMES_PER_EPOCH
+        features = features[: n_epochs * FRAMES_PER_EPOCH]
+        centers = None
         if self.uses_context:
-            # Sequential by nature (the gate of each epoch feeds the context of the next).
-            stream = self.open_stream(n_ch)
-            return self.predict_many([(stream, features[: n_epochs * FRAMES_PER_EPOCH], None)])[
-                0
-            ][1]
+            if accept is None:
+                # Sequential by nature (the gate of each epoch feeds the context of the next).
+                stream = self.open_stream(n_ch)
+                return self.predict_many([(stream, features, None)])[0][1]
+            accept = np.asarray(accept, bool).reshape(-1)
+            if accept.size != n_epochs:
+                raise ValueError(f"accept has {accept.size} epochs, the features {n_epochs}")
+            centers = recording_centers(features, accept)  # (n_epochs, n_ch, F)
+        elif accept is not None:
+            raise ValueError("accept applies to context models only")
         out = np.zeros((n_epochs, n_ch), np.float32)
         step = max(1, BATCH_WINDOWS // max(n_ch, 1))
         for e0 in range(0, n_epochs, step):
             epochs = np.arange(e0, min(e0 + step, n_epochs))
             w, nv = recording_windows(features, epochs)
-            out[e0 : e0 + len(epochs)] = self._probs(w, nv).reshape(len(epochs), n_ch)
+            c = None if centers is None else centers[epochs].reshape(len(epochs) * n_ch, -1)
+            out[e0 : e0 + len(epochs)] = self._probs(w, nv, c).reshape(len(epochs), n_ch)
         return out
 
 
