@@ -113,7 +113,8 @@ def fold_input_scale(model, ratio: np.ndarray) -> None:
     model : keras.Model
         A decoder model (``frame_lstm``: first layer ``lstm``; ``epoch_lstm``: ``epoch_proj``).
     ratio : ndarray, shape (n_inputs,)
-        Per input feature; for ``context_maxabs`` the window-normalised half has ratio 1.
+        Per input feature; for ``context_maxabs`` the window-normalised half has ratio 1,
+        for ``context_montage`` both halves (own and montage-mean departure) have ``ratio``.
     """
     names = {layer.name for layer in model.layers}
     layer = model.get_layer("lstm" if "epoch_proj" not in names else "epoch_proj")
@@ -134,6 +135,8 @@ def _scale_ratio(base: dict, member: dict, width: int) -> np.ndarray | None:
     if s0 is None or si is None or s0 == si:
         return None
     ratio = np.asarray(s0, np.float64) / np.asarray(si, np.float64)
+    if base.get("normalisation") == "context_montage":  # both halves are rel / s
+        return np.tile(ratio, width // len(ratio)).astype(np.float32)
     return np.concatenate([ratio, np.ones(width - len(ratio))]).astype(np.float32)
 
 

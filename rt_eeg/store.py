@@ -495,6 +495,37 @@ class FeatureStore:
         win[local < 0] = 0.0
         return win, n_valid_frames(epoch), np.asarray(self.labels[rows], np.float32)
 
+    def montage_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Label rows of every channel of each sample's recording at the sample's epoch.
+
+        Parameters
+        ----------
+        rows : ndarray of int, shape (n,)
+            Label rows (samples).
+
+        Returns
+        -------
+        group_rows : ndarray of int64, shape (sum(sizes),)
+            Consecutive groups, one per sample, each the recording's tracks in store order.
+        sizes : ndarray of int64, shape (n,)
+            Channels in each group.
+        own : ndarray of int64, shape (n,)
+            Position of each sample's own row in ``group_rows``.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        track = np.searchsorted(self.label_offset, rows, side="right") - 1
+        epoch = rows - self.label_offset[track]
+        # A recording's tracks are consecutive (the writer and subset views add them so).
+        rec = self.track_recording.astype(np.int64)
+        first = np.searchsorted(rec, rec, side="left")
+        count = np.searchsorted(rec, rec, side="right") - first
+        sizes = count[track]
+        starts = np.cumsum(sizes) - sizes
+        within = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(starts, sizes)
+        group_tracks = np.repeat(first[track], sizes) + within
+        group_rows = self.label_offset[group_tracks] + np.repeat(epoch, sizes)
+        return group_rows, sizes.astype(np.int64), starts + (track - first[track])
+
     def centers(self, rows: np.ndarray) -> np.ndarray:
         """Background centres of the given samples' windows: float32 ``(n, n_features)``."""
         rows = np.asarray(rows, dtype=np.int64)

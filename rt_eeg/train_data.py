@@ -13,7 +13,12 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from rt_eeg.augment import jitter_contrast, stale_centers
-from rt_eeg.decoder import CONTEXT_NORMALISATIONS, WINDOW_FRAMES, normalise_windows
+from rt_eeg.decoder import (
+    CONTEXT_NORMALISATIONS,
+    WINDOW_FRAMES,
+    montage_departure,
+    normalise_windows,
+)
 from rt_eeg.store import FeatureStore
 
 
@@ -70,7 +75,21 @@ def context_scale(store: FeatureStore, rows: np.ndarray) -> np.ndarray:
 
 
 def model_inputs(store: FeatureStore, rows: np.ndarray, norm: str, scale, centers=None) -> tuple:
-    """Model inputs and labels of the given samples (``centers``: instead of the store's)."""
+    """Model inputs and labels of the given samples (``centers``: instead of the store's).
+
+    For ``'context_montage'`` every channel of each sample's recording is gathered at the
+    sample's epoch (the store's centres for the others), normalised as the decoder does live,
+    and the sample's own row kept beside its group's mean.
+    """
+    if norm == "context_montage":
+        group_rows, sizes, own = store.montage_rows(rows)
+        w, nv, _ = store.windows(group_rows)
+        c = store.centers(group_rows)
+        if centers is not None:
+            c[own] = centers
+        rel = normalise_windows(w, nv, "context", c, scale)
+        x = np.concatenate([rel[own], montage_departure(rel, sizes)], axis=2)
+        return x, np.asarray(store.labels[rows], np.float32)
     w, nv, y = store.windows(rows)
     if centers is None and norm in CONTEXT_NORMALISATIONS:
         centers = store.centers(rows)

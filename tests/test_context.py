@@ -24,7 +24,7 @@ def ctx_decoders(tmp_path_factory):
         norm: Decoder(
             write_untrained_model(root / norm, normalisation=norm, seed=3), device="cpu"
         )
-        for norm in ("context", "context_maxabs")
+        for norm in ("context", "context_maxabs", "context_montage")
     }
 
 
@@ -50,7 +50,7 @@ def test_gate_score_top_k():
     assert gate_score(p[:, :2], 4)[0] == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize("norm", ["context", "context_maxabs"])
+@pytest.mark.parametrize("norm", ["context", "context_maxabs", "context_montage"])
 @pytest.mark.parametrize("chunks", [[1], [3, 7, 10, 25], [99999]], ids=["1", "mixed", "whole"])
 def test_streaming_equals_batch(ctx_decoders, norm, chunks):
     dec = ctx_decoders[norm]

@@ -483,3 +483,31 @@ def test_augmented_training_is_reproducible_and_changes_the_model(store_and_recs
         TrainConfig(contrast_jitter=0.5)  # maxabs inputs have no background to be relative to
     with pytest.raises(RtEegError, match="contrast_jitter"):
         TrainConfig(normalisation="context", contrast_jitter=-0.1)
+
+
+def test_montage_training_is_reproducible_and_the_model_decodes_live(store_and_recs, tmp_path):
+    """``context_montage`` trains from the store (recordings of 5 and 3 channels), a seed
+    gives bit-identical weights, and the decoder takes the model: 2 x 26 inputs per frame,
+    every channel of a recording decoded."""
+    from rt_eeg.features import FeatureConfig
+
+    store, recs = store_and_recs
+    runs = [
+        train_from_store(
+            store,
+            tmp_path / name,
+            TrainConfig(seed=5, normalisation="context_montage", **TINY),
+            feature_config=FeatureConfig(),
+            device="cpu",
+            log=lambda _: None,
+        )
+        for name in ("a", "b")
+    ]
+    assert runs[0]["weights_sha256"] == runs[1]["weights_sha256"]
+    assert runs[0]["decoder"]["normalisation"] == "context_montage"
+    assert "feature_scale" in runs[0]["decoder"]["context"]
+    dec = Decoder(tmp_path / "a", device="cpu")
+    assert dec.n_features == N_FEAT and dec.uses_context
+    for rec in (recs[0], recs[-1]):  # 5 and 3 channels
+        probs = dec.predict_recording(rec.features)
+        assert probs.shape == rec.labels.shape and np.isfinite(probs).all()

@@ -38,10 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--normalisation",
-        choices=("maxabs", "zscore", "context", "context_maxabs"),
+        choices=("maxabs", "zscore", "context", "context_maxabs", "context_montage"),
         default="maxabs",
         help="decoder inputs: window-normalised (maxabs, zscore) or relative to the patient's "
-        "background (context, context_maxabs); default maxabs",
+        "background (context, context_maxabs; context_montage adds the departure's mean over "
+        "all channels); default maxabs",
     )
     parser.add_argument(
         "--dev-corpus",

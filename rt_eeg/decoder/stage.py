@@ -22,6 +22,7 @@ from rt_eeg.decoder.windows import (
     NORMALISATIONS,
     WINDOW_EPOCHS,
     WINDOW_FRAMES,
+    n_features_of,
     normalise_windows,
     recording_windows,
 )
@@ -146,7 +147,7 @@ class Decoder:
             self.runtime = TENSORFLOW
             self._model, self._infer = _load_model(self.model_dir / MODEL_FILE, self.device)
             width = int(self._model.input_shape[-1])
-        self.n_features = width // 2 if self.normalisation == "context_maxabs" else width
+        self.n_features = n_features_of(self.normalisation, width)
         if self.scale is not None and self.scale.shape != (self.n_features,):
             raise RtEegError(
                 f"decoder.context.feature_scale has {self.scale.size} values, the model "
@@ -201,10 +202,15 @@ class Decoder:
             m *= 2
 
     def _probs(
-        self, windows: np.ndarray, n_valid: np.ndarray, centers: np.ndarray | None = None
+        self,
+        windows: np.ndarray,
+        n_valid: np.ndarray,
+        centers: np.ndarray | None = None,
+        groups=None,
     ) -> np.ndarray:
+        """P(seizure) of raw windows; ``groups``: channels per consecutive epoch group."""
         return self._run(
-            normalise_windows(windows, n_valid, self.normalisation, centers, self.scale)
+            normalise_windows(windows, n_valid, self.normalisation, centers, self.scale, groups)
         )
 
     def _check(
@@ -270,6 +276,7 @@ class Decoder:
                 p = self._probs(
                     np.concatenate([ep[0] for _, ep in rows]),
                     np.concatenate([np.full(ep[0].shape[0], ep[1]) for _, ep in rows]),
+                    groups=[ep[0].shape[0] for _, ep in rows],
                 )
                 pos = 0
                 for i, ep in rows:
@@ -287,6 +294,7 @@ class Decoder:
                     np.concatenate([ep[0] for _, ep in rows]),
                     np.concatenate([np.full(ep[0].shape[0], ep[1]) for _, ep in rows]),
                     np.concatenate(centers),
+                    [ep[0].shape[0] for _, ep in rows],
                 )
                 pos = 0
                 for i, ep in rows:
@@ -380,7 +388,7 @@ class Decoder:
             epochs = np.arange(e0, min(e0 + step, n_epochs))
             w, nv = recording_windows(features, epochs)
             c = None if centers is None else centers[epochs].reshape(len(epochs) * n_ch, -1)
-            out[e0 : e0 + len(epochs)] = self._probs(w, nv, c).reshape(len(epochs), n_ch)
+            out[e0 : e0 + len(epochs)] = self._probs(w, nv, c, n_ch).reshape(len(epochs), n_ch)
         return out
 
 

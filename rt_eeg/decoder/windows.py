@@ -19,9 +19,11 @@ WINDOW_FRAMES = FRAMES_PER_EPOCH * WINDOW_EPOCHS
 #: Epoch length in seconds.
 EPOCH_S = 1.0
 #: Input normalisations the decoder knows (see :func:`normalise_windows`).
-NORMALISATIONS = ("maxabs", "zscore", "context", "context_maxabs")
+NORMALISATIONS = ("maxabs", "zscore", "context", "context_maxabs", "context_montage")
 #: Normalisations that need the patient's background context (:mod:`rt_eeg.context`).
-CONTEXT_NORMALISATIONS = ("context", "context_maxabs")
+CONTEXT_NORMALISATIONS = ("context", "context_maxabs", "context_montage")
+#: Normalisations whose inputs are ``2 n_features`` wide (two halves of ``n_features``).
+DOUBLE_NORMALISATIONS = ("context_maxabs", "context_montage")
 
 _EPS = np.float32(1e-6)
 
@@ -43,8 +45,50 @@ def n_valid_frames(epochs: np.ndarray | int) -> np.ndarray:
 
 
 def model_width(method: str, n_features: int) -> int:
-    """Features per frame the model sees: ``2 n_features`` for ``'context_maxabs'``."""
-    return 2 * n_features if method == "context_maxabs" else n_features
+    """Features per frame the model sees: ``2 n_features`` for the two-half normalisations."""
+    return 2 * n_features if method in DOUBLE_NORMALISATIONS else n_features
+
+
+def n_features_of(method: str, width: int) -> int:
+    """Inverse of :func:`model_width`: raw features per frame of a model ``width`` wide."""
+    return width // 2 if method in DOUBLE_NORMALISATIONS else width
+
+
+def group_sizes(groups, n: int) -> np.ndarray:
+    """Sizes of the consecutive row groups of ``n`` rows (``groups``: an int size for all, or
+    the sizes); a clear ValueError when they do not tile the rows."""
+    if groups is None:
+        raise ValueError("normalisation 'context_montage' needs the windows' channel groups")
+    sizes = np.asarray(groups, dtype=np.int64).reshape(-1)
+    if sizes.size == 1 and n and n % max(int(sizes[0]), 1) == 0:
+        sizes = np.full(n // int(sizes[0]), int(sizes[0]), np.int64)
+    if (sizes <= 0).any() or int(sizes.sum()) != n:
+        raise ValueError(f"channel groups {sizes.tolist()[:8]} do not tile {n} windows")
+    return sizes
+
+
+def montage_departure(rel: np.ndarray, groups) -> np.ndarray:
+    """Mean background-relative departure over each group of channels, one row per group.
+
+    Parameters
+    ----------
+    rel : ndarray of float32, shape (n, 70, n_features)
+        ``'context'`` inputs (padding frames 0); consecutive rows form the groups: the
+        channels of one epoch of one recording.
+    groups : int or ndarray of int, shape (n_groups,)
+        Channels per group (an int: all groups alike).
+
+    Returns
+    -------
+    mean : ndarray of float32, shape (n_groups, 70, n_features)
+    """
+    sizes = group_sizes(groups, rel.shape[0])
+    if sizes.size == 0:
+        return np.zeros((0, *rel.shape[1:]), np.float32)
+    # One sequential sum per group, whatever else shares the batch: a recording's inputs do
+    # not depend on how its epochs were batched (streaming == batch, training == live).
+    total = np.add.reduceat(rel, np.cumsum(sizes) - sizes, axis=0)
+    return (total / sizes.astype(np.float32)[:, None, None]).astype(np.float32, copy=False)
 
 
 def normalise_windows(
@@ -53,6 +97,7 @@ def normalise_windows(
     method: str = "maxabs",
     centers: np.ndarray | None = None,
     scale: np.ndarray | None = None,
+    groups=None,
 ) -> np.ndarray:
     """Normalise raw feature windows into model inputs.
 
@@ -63,18 +108,24 @@ def normalise_windows(
         padding (their values are ignored).
     n_valid : ndarray of int, shape (n,)
         Observed (trailing) frames per window, 1..70.
-    method : {'maxabs', 'zscore', 'context', 'context_maxabs'}
+    method : {'maxabs', 'zscore', 'context', 'context_maxabs', 'context_montage'}
         ``'maxabs'``: each feature divided by its maximum absolute value over the observed
         frames (a feature that is 0 throughout stays 0). ``'zscore'``: each feature minus its
         mean, divided by its standard deviation (+1e-6) over the observed frames.
         ``'context'``: each feature minus the patient's background centre (``centers``, see
         :mod:`rt_eeg.context`), divided by the fixed per-feature ``scale``.
         ``'context_maxabs'``: both ``'context'`` and ``'maxabs'`` inputs, concatenated along
-        the feature axis (``2 n_features`` per frame).
+        the feature axis (``2 n_features`` per frame). ``'context_montage'``: the
+        ``'context'`` inputs and beside them their mean over the window's channel group
+        (:func:`montage_departure`; ``2 n_features`` per frame): waking moves every channel,
+        a focal seizure a region.
     centers : ndarray, shape (n, n_features), optional
         Background centre of each window's channel (context methods only).
     scale : ndarray, shape (n_features,), optional
         Per-feature scale of the context inputs (context methods only).
+    groups : int or ndarray of int, shape (n_groups,), optional
+        ``'context_montage'`` only: the rows come in consecutive groups, each the channels of
+        one epoch of one recording; the channels per group (an int: all alike).
 
     Returns
     -------
@@ -103,6 +154,10 @@ def normalise_windows(
             rel[short] = sub
         if method == "context":
             return rel
+        if method == "context_montage":
+            sizes = group_sizes(groups, rel.shape[0])
+            mean = np.repeat(montage_departure(rel, sizes), sizes, axis=0)
+            return np.concatenate([rel, mean], axis=2)
         return np.concatenate([rel, normalise_windows(x, n_valid, "maxabs")], axis=2)
     if method == "maxabs":
         scale = np.abs(x).max(axis=1, keepdims=True)
