@@ -74,6 +74,10 @@ def context_scale(store: FeatureStore, rows: np.ndarray) -> np.ndarray:
     return np.maximum(1.4826 * mad, 1e-3).astype(np.float32)
 
 
+#: Samples per gather of ``'context_montage'`` inputs (each gathers its recording's channels).
+MONTAGE_CHUNK = 1024
+
+
 def model_inputs(store: FeatureStore, rows: np.ndarray, norm: str, scale, centers=None) -> tuple:
     """Model inputs and labels of the given samples (``centers``: instead of the store's).
 
@@ -82,13 +86,17 @@ def model_inputs(store: FeatureStore, rows: np.ndarray, norm: str, scale, center
     and the sample's own row kept beside its group's mean.
     """
     if norm == "context_montage":
-        group_rows, sizes, own = store.montage_rows(rows)
-        w, nv, _ = store.windows(group_rows)
-        c = store.centers(group_rows)
-        if centers is not None:
-            c[own] = centers
-        rel = normalise_windows(w, nv, "context", c, scale)
-        x = np.concatenate([rel[own], montage_departure(rel, sizes)], axis=2)
+        rows = np.asarray(rows, dtype=np.int64)
+        x = np.empty((len(rows), WINDOW_FRAMES, 2 * store.n_features), np.float32)
+        for a in range(0, len(rows), MONTAGE_CHUNK):  # ~22 windows a sample: bounded memory
+            group_rows, sizes, own = store.montage_rows(rows[a : a + MONTAGE_CHUNK])
+            w, nv, _ = store.windows(group_rows)
+            c = store.centers(group_rows)
+            if centers is not None:
+                c[own] = centers[a : a + MONTAGE_CHUNK]
+            rel = normalise_windows(w, nv, "context", c, scale)
+            x[a : a + len(own), :, : store.n_features] = rel[own]
+            x[a : a + len(own), :, store.n_features :] = montage_departure(rel, sizes)
         return x, np.asarray(store.labels[rows], np.float32)
     w, nv, y = store.windows(rows)
     if centers is None and norm in CONTEXT_NORMALISATIONS:
