@@ -217,11 +217,12 @@ seeds() { local s; for s in 0 1 2; do echo "$1$([ "$s" = 0 ] || echo "s$s")"; do
 files() {  # PREFIX SUFFIX NAME -> PREFIXnameSUFFIX,... over the recipe's seeds
   seeds "$3" | sed "s|.*|$1&$2|" | paste -sd,
 }
-recipe3() {  # NAME TRAIN_OPTION...   (ARCH=...: another variant than K6's)
+recipe3() {  # NAME TRAIN_OPTION...   (ARCH=..., LIST=..., STORE=...: other than K6's)
   local name=$1 s=0 k; shift
   for k in $(seeds "$name"); do
-    rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/$k" \
-      --seed "$s" --arch "${ARCH:-frame_lstm:context:3:0.5}" --keep last --epochs 6 --store "$WORK/storeX2" "$@"
+    rt-eeg train --corpus "$WORK/${LIST:-trainX}.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/$k" \
+      --seed "$s" --arch "${ARCH:-frame_lstm:context:3:0.5}" --keep last --epochs 6 \
+      --store "$WORK/${STORE:-storeX2}" "$@"
     s=$((s + 1))
   done
   for k in $(seeds "$name"); do judge "$k"; done
@@ -244,3 +245,6 @@ for v in oracle ungated; do
 done
 recipe3 k10 --stale-context 0.25     # amendment 19
 ARCH=frame_lstm:context_montage:3:0.5 recipe3 k11   # amendment 20: the montage-wide departure
+# amendment 22: more source generators (epileptor, hopf: the spent reserved surprises)
+cat "$WORK/trainX.list" "$WORK/XE.list" "$WORK/XH.list" > "$WORK/trainX5.list"
+LIST=trainX5 STORE=storeX5 recipe3 k12 --reuse-store "$WORK/storeX2"
