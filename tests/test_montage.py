@@ -125,3 +125,31 @@ def test_training_inputs_equal_the_decoders_live_inputs(tmp_path):
         wins, nv = recording_windows(r.features, epoch[k : k + 1])
         live = normalise_windows(wins, nv, "context_montage", centers[epoch[k]], scale, n_ch)
         np.testing.assert_array_equal(x[k], live[store.track_channel[track[k]]])
+
+
+def test_montage_rows_of_a_subset_view_are_those_of_its_recordings(tmp_path):
+    """A view of some recordings of a larger store (training on a list the store holds)
+    gathers the same channels at the same epoch as the full store does."""
+    from rt_eeg.store import FeatureStore, RecordingFeatures, StoreWriter
+
+    rng = np.random.default_rng(9)
+    chans = ["FP1-F7", "F7-T3", "T3-T5", "T5-O1"]
+    with StoreWriter(tmp_path / "s", N_FEAT, {"key": "t"}) as w:
+        for i, n_ch in enumerate((4, 2, 3)):
+            feats = lfcc_like(rng, 10 * 40, n_ch=n_ch)
+            lab = np.zeros((40, n_ch), np.uint8)
+            w.add(RecordingFeatures(f"p{i}_s001_t000.edf", "train", f"p{i}", chans[:n_ch], feats, lab))
+    full = FeatureStore(tmp_path / "s")
+    view = full.subset([2, 0])
+    rows = view.rows("train")
+    g_rows, sizes, own = view.montage_rows(rows)
+    assert set(sizes.tolist()) == {3, 4} and len(own) == len(rows)
+    w_view = view.windows(g_rows)[0]
+    np.testing.assert_array_equal(view.windows(rows)[0], w_view[own])  # own row is the sample
+    # the same group gathered from the full store: recording 2 is tracks 6-8, recording 0 is 0-3
+    k = int(np.flatnonzero(sizes == 3)[5])  # a sample of recording 2, epoch 5
+    start = int(np.cumsum(sizes)[k] - sizes[k])
+    epoch = 5
+    full_rows = full.label_offset[[6, 7, 8]] + epoch
+    np.testing.assert_array_equal(w_view[start : start + 3], full.windows(full_rows)[0])
+    np.testing.assert_array_equal(view.centers(g_rows[start : start + 3]), full.centers(full_rows))
