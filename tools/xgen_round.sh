@@ -245,6 +245,11 @@ for v in oracle ungated; do
 done
 recipe3 k10 --stale-context 0.25     # amendment 19
 ARCH=frame_lstm:context_montage:3:0.5 recipe3 k11   # amendment 20: the montage-wide departure
+# amendment 21: the tenth generator, tide, REPORT only (corpus XTD), scored for the shipped K6
+xsim "$WORK/XTD" --generator tide --hours 16 --patients 12 --seed 61
+find "$WORK/XTD/edf" -name '*.edf' | sort > "$WORK/XTD.list"
+rt-eeg evaluate --list "$WORK/XTD.list" --model models/default --out "$WORK/eval_XTD" --workers "$J"
+python tools/compare_heldout.py --model K6="$WORK/eval" --corpora XTD --out tools/results/heldout_k6_tide.json
 # amendment 22: more source generators (epileptor, hopf: the spent reserved surprises)
 cat "$WORK/trainX.list" "$WORK/XE.list" "$WORK/XH.list" > "$WORK/trainX5.list"
 LIST=trainX5 STORE=storeX5 recipe3 k12 --reuse-store "$WORK/storeX2"
