@@ -37,6 +37,30 @@ judge() {  # K
     "tools/results/operating_point_${1}_macro.json" "$WORK/op_${1}_macro.toml"
   python tools/real_checks.py --model "$WORK/$1" --no-bonn --out "tools/results/real_checks_$1.json"
 }
+# (NAME, NAMEs1, NAMEs2), each judged; then the three-seed rule against K6's seeds.
+seeds() { local s; for s in 0 1 2; do echo "$1$([ "$s" = 0 ] || echo "s$s")"; done; }
+files() {  # PREFIX SUFFIX NAME -> PREFIXnameSUFFIX,... over the recipe's seeds
+  seeds "$3" | sed "s|.*|$1&$2|" | paste -sd,
+}
+recipe3() {  # NAME TRAIN_OPTION...   (ARCH=..., LIST=..., STORE=...: other than K6's)
+  local name=$1 s=0 k; shift
+  for k in $(seeds "$name"); do
+    rt-eeg train --corpus "$WORK/${LIST:-trainX}.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/$k" \
+      --seed "$s" --arch "${ARCH:-frame_lstm:context:3:0.5}" --keep last --epochs 6 \
+      --store "$WORK/${STORE:-storeX2}" "$@"
+    s=$((s + 1))
+  done
+  for k in $(seeds "$name"); do judge "$k"; done
+  local up=${name^^} op=tools/results/operating_point_ rc=tools/results/real_checks_
+  python tools/judge_recipes.py \
+    --reference "K6=${op}k6r_macro.json,${op}k6s1_macro.json,${op}k6s2_macro.json" \
+    --candidate "$up=$(files "$op" _macro.json "$name")" \
+    --real "K6=${rc}k6r.json,${rc}k6s1.json,${rc}k6s2.json" --real "$up=$(files "$rc" .json "$name")" \
+    --out "tools/results/recipe_${name}_vs_k6.json"
+}
+# One step alone, e.g. `bash tools/xgen_round.sh recipe3 k11` or `... judge k6r` (the
+# functions above with the corpora and stores already made), instead of the whole round.
+if [ "$#" -gt 0 ]; then "$@"; exit; fi
 xsim "$WORK/XT1" --generator dip --hours 24 --patients 12 --seed 51
 xsim "$WORK/XT2" --generator spec --hours 24 --patients 12 --seed 52
 xsim "$WORK/XS" --generator nmm --hours 16 --patients 12 --seed 53
@@ -212,27 +236,6 @@ for s in 1 2; do
 done
 for k in k6s2 k8s1 k8s2; do judge "$k"; done
 # Amendments 17-19: a recipe = K6's on today's files plus training options, three seeds
-# (NAME, NAMEs1, NAMEs2), each judged; then the three-seed rule against K6's seeds.
-seeds() { local s; for s in 0 1 2; do echo "$1$([ "$s" = 0 ] || echo "s$s")"; done; }
-files() {  # PREFIX SUFFIX NAME -> PREFIXnameSUFFIX,... over the recipe's seeds
-  seeds "$3" | sed "s|.*|$1&$2|" | paste -sd,
-}
-recipe3() {  # NAME TRAIN_OPTION...   (ARCH=..., LIST=..., STORE=...: other than K6's)
-  local name=$1 s=0 k; shift
-  for k in $(seeds "$name"); do
-    rt-eeg train --corpus "$WORK/${LIST:-trainX}.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/$k" \
-      --seed "$s" --arch "${ARCH:-frame_lstm:context:3:0.5}" --keep last --epochs 6 \
-      --store "$WORK/${STORE:-storeX2}" "$@"
-    s=$((s + 1))
-  done
-  for k in $(seeds "$name"); do judge "$k"; done
-  local up=${name^^} op=tools/results/operating_point_ rc=tools/results/real_checks_
-  python tools/judge_recipes.py \
-    --reference "K6=${op}k6r_macro.json,${op}k6s1_macro.json,${op}k6s2_macro.json" \
-    --candidate "$up=$(files "$op" _macro.json "$name")" \
-    --real "K6=${rc}k6r.json,${rc}k6s1.json,${rc}k6s2.json" --real "$up=$(files "$rc" .json "$name")" \
-    --out "tools/results/recipe_${name}_vs_k6.json"
-}
 recipe3 k9 --contrast-jitter 0.5      # amendment 17
 # Amendment 18 (a diagnostic): K6 with the labels as its context gate, and with none
 python tools/gate_oracle.py --model models/default --list "$WORK/SEL.list" --gated "$WORK/evalsel_k6" \
