@@ -69,6 +69,10 @@ def test_padding_stays_zero_and_groups_must_tile_the_rows():
         normalise_windows(w, nv, "context_montage", c, s)
     with pytest.raises(ValueError, match="do not tile 6 windows"):
         normalise_windows(w, nv, "context_montage", c, s, [4, 3])
+    with pytest.raises(ValueError, match="do not tile 6 windows"):
+        normalise_windows(w, nv, "context_montage", c, s, 4)
+    none = normalise_windows(w[:0], nv[:0], "context_montage", c[:0], s, 22)  # nothing due
+    assert none.shape == (0, WINDOW_FRAMES, 2 * N_FEAT)
 
 
 def test_beds_of_other_sizes_in_one_call_change_nothing(tmp_path):

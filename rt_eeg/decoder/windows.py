@@ -60,7 +60,7 @@ def group_sizes(groups, n: int) -> np.ndarray:
     if groups is None:
         raise ValueError("normalisation 'context_montage' needs the windows' channel groups")
     sizes = np.asarray(groups, dtype=np.int64).reshape(-1)
-    if sizes.size == 1 and n and n % max(int(sizes[0]), 1) == 0:
+    if sizes.size == 1 and sizes[0] > 0 and n % int(sizes[0]) == 0:  # n = 0: no groups
         sizes = np.full(n // int(sizes[0]), int(sizes[0]), np.int64)
     if (sizes <= 0).any() or int(sizes.sum()) != n:
         raise ValueError(f"channel groups {sizes.tolist()[:8]} do not tile {n} windows")
