@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rt_eeg.decoder import departure_width
+
 #: Stale centres come from this many epochs (s) earlier, drawn uniformly: 1-20 minutes.
 STALE_MIN_EPOCHS = 60
 STALE_MAX_EPOCHS = 1200
@@ -31,8 +33,9 @@ def jitter_contrast(
     Parameters
     ----------
     x : ndarray of float32, shape (n, 70, width)
-        Normalised windows; for ``'context_maxabs'`` only the first ``n_features`` columns
-        (the context part) are scaled, the window-normalised half is scale-free already.
+        Normalised windows; only the departure columns are scaled
+        (:func:`rt_eeg.decoder.departure_width`: the window-normalised half of
+        ``'context_maxabs'`` is scale-free already).
     norm : str
     jitter : float
         Factors ``exp(u)``, ``u ~ U(-jitter, jitter)``, one per sample.
@@ -44,8 +47,7 @@ def jitter_contrast(
     x : ndarray, the same array
     """
     factor = np.exp(rng.uniform(-jitter, jitter, size=len(x))).astype(np.float32)
-    cols = slice(0, n_features) if norm == "context_maxabs" else slice(None)
-    x[:, :, cols] *= factor[:, None, None]  # padding frames are 0 and stay 0
+    x[:, :, : departure_width(norm, n_features)] *= factor[:, None, None]  # padding stays 0
     return x
 
 
@@ -76,12 +78,11 @@ def stale_centers(
     stale : ndarray of bool, shape (n,)
         Which samples got a stale centre.
     """
-    rows = np.asarray(rows, dtype=np.int64)
+    rows, track, epoch = store.track_epoch(rows)
     centers = store.centers(rows)
     pick = rng.random(len(rows)) < share
     gap = rng.integers(STALE_MIN_EPOCHS, STALE_MAX_EPOCHS + 1, size=len(rows))
-    track = np.searchsorted(store.label_offset, rows, side="right") - 1
-    earlier = rows - store.label_offset[track] - gap
+    earlier = epoch - gap
     stale = pick & (np.asarray(store.labels[rows]) == 0) & (earlier >= STALE_MIN_EPOCHS)
     if stale.any():
         centers[stale] = store.centers(store.label_offset[track[stale]] + earlier[stale])

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rt_eeg.decoder.windows import departure_width
 from rt_eeg.errors import RtEegError
 from rt_eeg.model_files import (
     FEATURES_FILE,
@@ -113,8 +114,8 @@ def fold_input_scale(model, ratio: np.ndarray) -> None:
     model : keras.Model
         A decoder model (``frame_lstm``: first layer ``lstm``; ``epoch_lstm``: ``epoch_proj``).
     ratio : ndarray, shape (n_inputs,)
-        Per input feature; for ``context_maxabs`` the window-normalised half has ratio 1,
-        for ``context_montage`` both halves (own and montage-mean departure) have ``ratio``.
+        Per input feature: the scale ratio on the departure columns
+        (:func:`rt_eeg.decoder.departure_width`), 1 on the window-normalised ones.
     """
     names = {layer.name for layer in model.layers}
     layer = model.get_layer("lstm" if "epoch_proj" not in names else "epoch_proj")
@@ -135,9 +136,8 @@ def _scale_ratio(base: dict, member: dict, width: int) -> np.ndarray | None:
     if s0 is None or si is None or s0 == si:
         return None
     ratio = np.asarray(s0, np.float64) / np.asarray(si, np.float64)
-    if base.get("normalisation") == "context_montage":  # both halves are rel / s
-        return np.tile(ratio, width // len(ratio)).astype(np.float32)
-    return np.concatenate([ratio, np.ones(width - len(ratio))]).astype(np.float32)
+    k = departure_width(str(base.get("normalisation", "context")), len(ratio))
+    return np.concatenate([np.tile(ratio, k // len(ratio)), np.ones(width - k)]).astype(np.float32)
 
 
 def build_ensemble_model(members):

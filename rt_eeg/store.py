@@ -368,8 +368,8 @@ class FeatureStore:
             ]
         ).astype(np.int64)
 
-    def _track_epoch(self, rows) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Label rows as int64, and the track and epoch within it of each."""
+    def track_epoch(self, rows) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Label rows as int64, and the track and epoch within it of each: int64 ``(n,)`` x 3."""
         rows = np.asarray(rows, dtype=np.int64)
         track = np.searchsorted(self.label_offset, rows, side="right") - 1
         return rows, track, rows - self.label_offset[track]
@@ -389,7 +389,7 @@ class FeatureStore:
         n_valid : ndarray of int64, shape (n,)
         labels : ndarray of float32, shape (n,)
         """
-        rows, track, epoch = self._track_epoch(rows)
+        rows, track, epoch = self.track_epoch(rows)
         first = FRAMES_PER_EPOCH * (epoch + 1) - WINDOW_FRAMES  # local frame of window start
         local = first[:, None] + np.arange(WINDOW_FRAMES)  # (n, 70)
         idx = self.track_offset[track][:, None] + np.maximum(local, 0)
@@ -414,7 +414,7 @@ class FeatureStore:
         own : ndarray of int64, shape (n,)
             Position of each sample's own row in ``group_rows``.
         """
-        _, track, epoch = self._track_epoch(rows)
+        _, track, epoch = self.track_epoch(rows)
         # A recording's tracks are consecutive (the writer and subset views add them so).
         rec = self.track_recording.astype(np.int64)
         first = np.searchsorted(rec, rec, side="left")
@@ -430,7 +430,7 @@ class FeatureStore:
         """Background centres of the given samples' windows: float32 ``(n, n_features)``."""
         rows = np.asarray(rows, dtype=np.int64)
         if self._context_offset is not None:
-            _, track, epoch = self._track_epoch(rows)
+            _, track, epoch = self.track_epoch(rows)
             rows = self._context_offset[track] + epoch
         return np.asarray(self.context[rows], np.float32)
 

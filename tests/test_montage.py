@@ -13,6 +13,7 @@ from rt_eeg.decoder import (
     FRAMES_PER_EPOCH,
     WINDOW_FRAMES,
     Decoder,
+    departure_width,
     model_width,
     n_features_of,
     normalise_windows,
@@ -41,6 +42,9 @@ def test_montage_half_is_the_group_mean_of_the_context_inputs():
     rel = normalise_windows(w, nv, "context", c, s)
     assert out.shape == (7, WINDOW_FRAMES, 2 * N_FEAT) == (7, WINDOW_FRAMES, model_width("context_montage", N_FEAT))
     assert n_features_of("context_montage", 2 * N_FEAT) == N_FEAT
+    # both halves are departures over the context scale (jitter and ensembles scale both)
+    widths = [departure_width(m, N_FEAT) for m in ("maxabs", "context", "context_maxabs", "context_montage")]
+    assert widths == [0, N_FEAT, N_FEAT, 2 * N_FEAT]
     np.testing.assert_array_equal(out[:, :, :N_FEAT], rel)  # own half: the context inputs
     for rows in (slice(0, 4), slice(4, 7)):
         want = rel[rows].mean(axis=0)

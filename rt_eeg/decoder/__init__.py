@@ -69,6 +69,7 @@ from rt_eeg.decoder.windows import (
     NORMALISATIONS,
     WINDOW_EPOCHS,
     WINDOW_FRAMES,
+    departure_width,
     model_width,
     montage_departure,
     n_features_of,

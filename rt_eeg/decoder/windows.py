@@ -54,6 +54,15 @@ def n_features_of(method: str, width: int) -> int:
     return width // 2 if method in DOUBLE_NORMALISATIONS else width
 
 
+def departure_width(method: str, n_features: int) -> int:
+    """Leading model inputs that are background departures divided by the context feature
+    scale (``'context'``: all; ``'context_maxabs'``: the first half; ``'context_montage'``:
+    both halves, own and montage mean); 0 for the window normalisations."""
+    if method not in CONTEXT_NORMALISATIONS:
+        return 0
+    return 2 * n_features if method == "context_montage" else n_features
+
+
 def group_sizes(groups, n: int) -> np.ndarray:
     """Sizes of the consecutive row groups of ``n`` rows (``groups``: an int size for all, or
     the sizes); a clear ValueError when they do not tile the rows."""
