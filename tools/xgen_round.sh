@@ -37,6 +37,29 @@ judge() {  # K
     "tools/results/operating_point_${1}_macro.json" "$WORK/op_${1}_macro.toml"
   python tools/real_checks.py --model "$WORK/$1" --no-bonn --out "tools/results/real_checks_$1.json"
 }
+# SELECT v2 (amendment 23): an already judged seed decoded on XT3 (simple) and XT4 (atoms)
+# too, and tuned on the five voices SS, XS, XCC, XT3, XT4 (means over corpora).
+judge5() {  # K
+  for c in XT3 XT4; do
+    [ -f "$WORK/eval_${1}_$c/.done" ] && continue
+    rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$1" --out "$WORK/eval_${1}_$c" --workers "$J" \
+      && touch "$WORK/eval_${1}_$c/.done"
+  done
+  python tools/operating_point.py --model "$WORK/$1" --weigh corpora --target-fa 5 --workers "$J" \
+    --tune SS="$WORK/SS.list:$WORK/eval_${1}_SEL" --tune XS="$WORK/XS.list:$WORK/eval_${1}_SEL" \
+    --tune XCC="$WORK/XCC.list:$WORK/eval_${1}_XCC" --tune XT3="$WORK/XT3.list:$WORK/eval_${1}_XT3" \
+    --tune XT4="$WORK/XT4.list:$WORK/eval_${1}_XT4" --fixed shipped=models/default/postprocess.toml \
+    --quiet --out "tools/results/operating_point_${1}_sel5.json" --toml "$WORK/op_${1}_sel5.toml"
+}
+# The three-seed rule on SELECT v2 for recipe NAME against K6's seeds (amendment 23).
+recipe5() {  # NAME
+  local up=${1^^} op=tools/results/operating_point_ rc=tools/results/real_checks_
+  python tools/judge_recipes.py \
+    --reference "K6=${op}k6r_sel5.json,${op}k6s1_sel5.json,${op}k6s2_sel5.json" \
+    --candidate "$up=$(files "$op" _sel5.json "$1")" \
+    --real "K6=${rc}k6r.json,${rc}k6s1.json,${rc}k6s2.json" --real "$up=$(files "$rc" .json "$1")" \
+    --out "tools/results/recipe_${1}_vs_k6_sel5.json"
+}
 # (NAME, NAMEs1, NAMEs2), each judged; then the three-seed rule against K6's seeds.
 seeds() { local s; for s in 0 1 2; do echo "$1$([ "$s" = 0 ] || echo "s$s")"; done; }
 files() {  # PREFIX SUFFIX NAME -> PREFIXnameSUFFIX,... over the recipe's seeds
