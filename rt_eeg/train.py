@@ -55,7 +55,13 @@ from rt_eeg.io.atomic import atomic_path, write_json_atomic
 from rt_eeg.model_files import lite_manifest_section
 from rt_eeg.runtime import LITE_FILE, export_tflite, import_tensorflow
 from rt_eeg.store import FeatureStore
-from rt_eeg.train_data import balanced_order, batches, context_scale, model_inputs
+from rt_eeg.train_data import (
+    balanced_order,
+    batches,
+    context_scale,
+    model_inputs,
+    row_sources,
+)
 
 DATA_ORDER_FILE = "data_order.npy"
 
@@ -116,6 +122,13 @@ class TrainConfig:
         background sample's centre is replaced by its channel's centre 1-20 min earlier
         (:func:`rt_eeg.augment.stale_centers`), as a patient who changed state is read
         live against the old state's background; 0 disables it.
+    balance_sources : tuple of str
+        Training domains, each a ``+``-joined group of top-level corpus folders (``('folders',)``:
+        every folder its own): each epoch's seizure half and background half are then split
+        equally between them, so a large corpus of one generator does not teach its seizures
+        as *the* seizures (:func:`rt_eeg.train_data.source_balanced_half`); hard-negative
+        mining replaces its share afterwards, from every source. Empty: rows are drawn from
+        the whole training split, in proportion to its composition.
     keep : str
         ``'best'``: the weights of the epoch with the lowest dev loss (early stopping after
         ``patience``); ``'last'``: all ``epochs`` run and the final weights are kept (for a
@@ -142,6 +155,7 @@ class TrainConfig:
     hard_margin_epochs: int = 10
     contrast_jitter: float = 0.0
     stale_context: float = 0.0
+    balance_sources: tuple[str, ...] = ()
     keep: str = "best"
 
     def __post_init__(self) -> None:
@@ -166,6 +180,8 @@ class TrainConfig:
                 raise RtEegError(
                     f"{name} needs a context normalisation, not {self.normalisation!r}"
                 )
+        if any(not g or "," in g for g in self.balance_sources):
+            raise RtEegError(f"balance_sources must be folder groups, got {self.balance_sources}")
         if self.hard_margin_epochs < 0:
             raise RtEegError(f"hard_margin_epochs must be >= 0, got {self.hard_margin_epochs}")
         for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units",
@@ -314,6 +330,18 @@ def train_from_store(
     minable = (
         minable_negatives(store, neg, cfg.hard_margin_epochs) if cfg.hard_negatives > 0 else None
     )
+    sources, source_counts = None, None
+    if cfg.balance_sources:
+        pos_src, names = row_sources(store, pos, tuple(cfg.balance_sources))
+        neg_src, _ = row_sources(store, neg, names)
+        sources = (pos_src, neg_src)
+        source_counts = {
+            n: {"seizure": int((pos_src == i).sum()), "background": int((neg_src == i).sum())}
+            for i, n in enumerate(names)
+        }
+        log("balanced sources (seizure / background samples): " + ", ".join(
+            f"{n} {c['seizure']} / {c['background']}" for n, c in source_counts.items()
+        ))  # fmt: skip
 
     n_feat = store.n_features
     width = model_width(cfg.normalisation, n_feat)
@@ -361,7 +389,7 @@ def train_from_store(
         n_samples_seen, data_seconds, fit_seconds = 0, 0.0, 0.0
         steady = [0, 0.0]  # samples, seconds after the first epoch
         for epoch in range(cfg.epochs):
-            order = balanced_order(rng, pos, neg, cfg.samples_per_epoch, pos_weight)
+            order = balanced_order(rng, pos, neg, cfg.samples_per_epoch, pos_weight, sources)
             mined = {}
             if minable is not None and epoch > 0:  # the first epoch's model knows nothing yet
                 order, mined = mine_order(
@@ -451,6 +479,7 @@ def train_from_store(
         "determinism": determinism,
         "device": dev_name,
         "train_config": dataclasses.asdict(cfg),
+        **({"balanced_sources": source_counts} if source_counts else {}),
         "architecture": {
             "name": cfg.arch,
             "n_params": int(model.count_params()),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import PurePosixPath
 
 import numpy as np
 
@@ -19,6 +20,7 @@ from rt_eeg.decoder import (
     montage_departure,
     normalise_windows,
 )
+from rt_eeg.errors import RtEegError
 from rt_eeg.store import FeatureStore
 
 
@@ -28,6 +30,7 @@ def balanced_order(
     neg: np.ndarray,
     samples_per_epoch: int,
     pos_weight: np.ndarray | None = None,
+    sources: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """One epoch of sample rows: equal seizure and background counts, shuffled.
 
@@ -43,11 +46,21 @@ def balanced_order(
 
     Returns
     -------
+    sources : (ndarray of int, shape (len(pos),), ndarray of int, shape (len(neg),)), optional
+        Source (training domain) of each seizure and background row: each half is then split
+        equally between the sources that have such rows (:func:`source_balanced_half`).
+
+    Returns
+    -------
     order : ndarray of int64, shape (2 * half,)
         ``half = min(samples_per_epoch // 2, len(neg))``; seizure rows are drawn without
         replacement when there are enough, else every one repeated plus a random remainder.
     """
     half = max(1, min(samples_per_epoch // 2, len(neg)))
+    if sources is not None:
+        poss = source_balanced_half(rng, pos, sources[0], half, pos_weight)
+        negs = source_balanced_half(rng, neg, sources[1], half)
+        return rng.permutation(np.concatenate([poss, negs])).astype(np.int64)
     negs = rng.choice(neg, half, replace=False)
     if pos_weight is not None:
         poss = rng.choice(pos, half, replace=True, p=pos_weight / pos_weight.sum())
@@ -55,6 +68,101 @@ def balanced_order(
         reps, rem = divmod(half, len(pos))
         poss = np.concatenate([np.tile(pos, reps), rng.choice(pos, rem, replace=False)])
     return rng.permutation(np.concatenate([poss, negs])).astype(np.int64)
+
+
+def _draw(rng: np.random.Generator, rows: np.ndarray, k: int, weight=None) -> np.ndarray:
+    """``k`` of ``rows``: in proportion to ``weight`` (with replacement) when given, else
+    without replacement, every row repeated first when there are fewer than ``k``."""
+    if weight is not None:
+        return rng.choice(rows, k, replace=True, p=weight / weight.sum())
+    reps, rem = divmod(k, len(rows))
+    return np.concatenate([np.tile(rows, reps), rng.choice(rows, rem, replace=False)])
+
+
+def source_balanced_half(
+    rng: np.random.Generator,
+    rows: np.ndarray,
+    source: np.ndarray,
+    k: int,
+    weight: np.ndarray | None = None,
+) -> np.ndarray:
+    """``k`` rows split as equally as possible between the sources present in ``rows``.
+
+    Parameters
+    ----------
+    rng : np.random.Generator
+    rows : ndarray of int64, shape (n,)
+    source : ndarray of int, shape (n,)
+        Source index of each row.
+    k : int
+    weight : ndarray of float, shape (n,), optional
+        Relative draw probability within a source (onset weighting).
+
+    Returns
+    -------
+    ndarray of int64, shape (k,)
+        Sources in ascending order, the first ``k % n_sources`` one row more; within a source
+        as :func:`balanced_order` draws (a source with fewer rows than its share repeats them).
+    """
+    present = np.unique(source)
+    share = np.full(present.size, k // present.size)
+    share[: k % present.size] += 1
+    parts = []
+    for s, n in zip(present, share, strict=True):
+        sel = source == s
+        parts.append(_draw(rng, rows[sel], int(n), None if weight is None else weight[sel]))
+    return np.concatenate(parts).astype(np.int64)
+
+
+def parse_sources(text: str) -> tuple[str, ...]:
+    """``'A+A3+B,XT1,XT2'`` -> ``('A+A3+B', 'XT1', 'XT2')``: sources, each a ``+``-joined group
+    of top-level corpus folders (``'folders'``: every top-level folder its own source)."""
+    groups = tuple(g.strip() for g in text.split(",") if g.strip())
+    if not groups:
+        raise RtEegError(f"--balance-sources {text!r}: no source given")
+    return groups
+
+
+def row_sources(store: FeatureStore, rows: np.ndarray, groups: tuple[str, ...]) -> tuple:
+    """Source index of each row: the group holding its recording's top-level folder.
+
+    Parameters
+    ----------
+    store : FeatureStore
+    rows : ndarray of int, shape (n,)
+    groups : tuple of str
+        ``+``-joined folder names (``('folders',)``: each folder of ``rows``' recordings).
+
+    Returns
+    -------
+    source : ndarray of int64, shape (n,)
+    names : tuple of str
+        The sources, in index order.
+    """
+    recs = store.index["recordings"]
+    top = np.asarray([PurePosixPath(r["name"]).parts[0] for r in recs], dtype=object)
+    _, track, _ = store.track_epoch(rows)
+    row_top = top[store.track_recording[track]]
+    if groups == ("folders",):
+        groups = tuple(sorted(set(row_top.tolist())))
+    folder_of: dict[str, int] = {}
+    for i, g in enumerate(groups):
+        for f in g.split("+"):
+            if not f or f in folder_of:
+                raise RtEegError(f"--balance-sources: folder {f!r} is empty or in two sources")
+            folder_of[f] = i
+    missing = sorted(set(row_top.tolist()) - set(folder_of))
+    if missing:
+        raise RtEegError(
+            f"--balance-sources: training recordings under {missing} are in no source "
+            f"(sources: {', '.join(groups)})",
+            store.path,
+        )
+    source = np.asarray([folder_of[t] for t in row_top], np.int64)
+    empty = [groups[i] for i in range(len(groups)) if not (source == i).any()]
+    if empty:
+        raise RtEegError(f"--balance-sources: no training recordings in {empty}", store.path)
+    return source, groups
 
 
 def context_scale(store: FeatureStore, rows: np.ndarray) -> np.ndarray:

@@ -511,3 +511,72 @@ def test_montage_training_is_reproducible_and_the_model_decodes_live(store_and_r
     for rec in (recs[0], recs[-1]):  # 5 and 3 channels
         probs = dec.predict_recording(rec.features)
         assert probs.shape == rec.labels.shape and np.isfinite(probs).all()
+
+
+def test_source_balanced_order_splits_each_half_equally():
+    """With sources, each half is split equally between them whatever their sizes; a small
+    source repeats its rows; the draw is seeded; a weighted seizure half stays per source."""
+    from rt_eeg.train_data import source_balanced_half
+
+    pos = np.arange(100)
+    pos_src = np.r_[np.zeros(90, int), np.ones(7, int), np.full(3, 2)]  # 90 / 7 / 3 rows
+    neg = np.arange(1000, 4000)
+    neg_src = np.r_[np.zeros(2500, int), np.ones(400, int), np.full(100, 2)]
+    order = balanced_order(np.random.default_rng(5), pos, neg, 600, sources=(pos_src, neg_src))
+    again = balanced_order(np.random.default_rng(5), pos, neg, 600, sources=(pos_src, neg_src))
+    np.testing.assert_array_equal(order, again)
+    drawn_pos, drawn_neg = order[order < 1000], order[order >= 1000]
+    assert len(drawn_pos) == len(drawn_neg) == 300
+    assert np.bincount(pos_src[drawn_pos]).tolist() == [100, 100, 100]
+    assert np.bincount(neg_src[drawn_neg - 1000]).tolist() == [100, 100, 100]
+    # source 2 has 3 seizure rows for 100 draws: each repeated 33-34 times
+    assert np.bincount(drawn_pos[pos_src[drawn_pos] == 2]).max() == 34
+    # unbalanced, the 90-row source would take ~90 % of the seizure half
+    plain = balanced_order(np.random.default_rng(5), pos, neg, 600)
+    assert (pos_src[plain[plain < 1000]] == 0).mean() > 0.85
+    # onset weights act within a source: only weighted rows of source 0 are drawn
+    w = np.where(pos < 10, 1.0, 0.0) + (pos_src > 0)
+    half = source_balanced_half(np.random.default_rng(0), pos, pos_src, 90, w)
+    assert set(half[pos_src[half] == 0].tolist()) <= set(range(10))
+
+
+def test_source_balanced_training(tmp_path):
+    """Sources are the recordings' top-level folders: training is reproducible, records the
+    sources' sample counts, and a folder in no source is a clear error."""
+    from rt_eeg.features import FeatureConfig
+    from rt_eeg.train_data import parse_sources
+
+    rng = np.random.default_rng(7)
+    names = ["A/p1_s001_t000.edf", "A/p2_s001_t000.edf", "B/p3_s001_t000.edf", "C/p4_s001_t000.edf"]
+    recs = [_recording(rng, n, "train") for n in names] + [_recording(rng, "D/p5.edf", "dev")]
+    with StoreWriter(tmp_path / "s", N_FEAT, {"key": "test"}) as w:
+        for r in recs:
+            w.add(r)
+    store = FeatureStore(tmp_path / "s")
+    assert parse_sources(" A+B , C ") == ("A+B", "C")
+    cfg = {"seed": 3, "normalisation": "context", **TINY}
+    runs = [
+        train_from_store(store, tmp_path / f"m{i}", TrainConfig(balance_sources=("A", "B+C"), **cfg),
+                         feature_config=FeatureConfig(), device="cpu", log=lambda _: None)
+        for i in range(2)
+    ]  # fmt: skip
+    assert runs[0]["weights_sha256"] == runs[1]["weights_sha256"]
+    counts = runs[0]["balanced_sources"]
+    assert list(counts) == ["A", "B+C"]
+    y_train = np.asarray(store.labels)[store.rows("train")]
+    _, tr, _ = store.track_epoch(store.rows("train"))
+    from_a = store.track_recording[tr] < 2
+    assert counts["A"] == {"seizure": int(y_train[from_a].sum()),
+                           "background": int((y_train[from_a] == 0).sum())}  # fmt: skip
+    assert counts["B+C"]["seizure"] == int(y_train[~from_a].sum())
+    order = np.load(tmp_path / "m0" / "data_order.npy")[0]
+    _, track, _ = store.track_epoch(order)
+    in_a = store.track_recording[track] < 2
+    labels = np.asarray(store.labels)[order] == 1
+    # half of each class from folder A (2 recordings), half from B + C (2 recordings)
+    assert in_a[labels].mean() == pytest.approx(0.5, abs=0.01)
+    assert in_a[~labels].mean() == pytest.approx(0.5, abs=0.01)
+    assert list(runs[0]["train_config"]["balance_sources"]) == ["A", "B+C"]
+    with pytest.raises(RtEegError, match=r"\['C'\] are in no source"):
+        train_from_store(store, tmp_path / "bad", TrainConfig(balance_sources=("A", "B"), **cfg),
+                         feature_config=FeatureConfig(), device="cpu", log=lambda _: None)  # fmt: skip

@@ -39,21 +39,25 @@ judge() {  # K
 }
 # SELECT v2 (amendment 23): an already judged seed decoded on XT3 (simple) and XT4 (atoms)
 # too, and tuned on the five voices SS, XS, XCC, XT3, XT4 (means over corpora).
-judge5() {  # K
-  for c in XT3 XT4; do
-    [ -f "$WORK/eval_${1}_$c/.done" ] && continue
-    rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$1" --out "$WORK/eval_${1}_$c" --workers "$J" \
-      && touch "$WORK/eval_${1}_$c/.done"
+judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not done yet)
+  [ -f "$WORK/$1/postprocess.toml" ] || cp models/default/postprocess.toml "$WORK/$1/"
+  for c in SEL XCC XT3 XT4; do
+    [ -f "$WORK/eval_${1}_$c/report.json" ] && continue  # written last, atomically
+    rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$1" --out "$WORK/eval_${1}_$c" --workers "$J"
   done
   python tools/operating_point.py --model "$WORK/$1" --weigh corpora --target-fa 5 --workers "$J" \
     --tune SS="$WORK/SS.list:$WORK/eval_${1}_SEL" --tune XS="$WORK/XS.list:$WORK/eval_${1}_SEL" \
     --tune XCC="$WORK/XCC.list:$WORK/eval_${1}_XCC" --tune XT3="$WORK/XT3.list:$WORK/eval_${1}_XT3" \
     --tune XT4="$WORK/XT4.list:$WORK/eval_${1}_XT4" --fixed shipped=models/default/postprocess.toml \
     --quiet --out "tools/results/operating_point_${1}_sel5.json" --toml "$WORK/op_${1}_sel5.toml"
+  [ -f "tools/results/real_checks_$1.json" ] ||
+    python tools/real_checks.py --model "$WORK/$1" --no-bonn --out "tools/results/real_checks_$1.json"
 }
-# The three-seed rule on SELECT v2 for recipe NAME against K6's seeds (amendment 23).
+# The three-seed rule on SELECT v2 for recipe NAME against K6's seeds (amendment 23);
+# JUDGE=1: each seed judged (judge5) first.
 recipe5() {  # NAME
-  local up=${1^^} op=tools/results/operating_point_ rc=tools/results/real_checks_
+  local up=${1^^} op=tools/results/operating_point_ rc=tools/results/real_checks_ k
+  if [ -n "${JUDGE:-}" ]; then for k in $(seeds "$1"); do judge5 "$k"; done; fi
   python tools/judge_recipes.py \
     --reference "K6=${op}k6r_sel5.json,${op}k6s1_sel5.json,${op}k6s2_sel5.json" \
     --candidate "$up=$(files "$op" _sel5.json "$1")" \
@@ -65,7 +69,7 @@ seeds() { local s; for s in 0 1 2; do echo "$1$([ "$s" = 0 ] || echo "s$s")"; do
 files() {  # PREFIX SUFFIX NAME -> PREFIXnameSUFFIX,... over the recipe's seeds
   seeds "$3" | sed "s|.*|$1&$2|" | paste -sd,
 }
-recipe3() {  # NAME TRAIN_OPTION...   (ARCH=..., LIST=..., STORE=...: other than K6's)
+train3() {  # NAME TRAIN_OPTION...   (ARCH=..., LIST=..., STORE=...: other than K6's)
   local name=$1 s=0 k; shift
   for k in $(seeds "$name"); do
     rt-eeg train --corpus "$WORK/${LIST:-trainX}.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/$k" \
@@ -73,6 +77,10 @@ recipe3() {  # NAME TRAIN_OPTION...   (ARCH=..., LIST=..., STORE=...: other than
       --store "$WORK/${STORE:-storeX2}" "$@"
     s=$((s + 1))
   done
+}
+recipe3() {  # NAME TRAIN_OPTION...   (three-voice SELECT, amendments 15-22)
+  local name=$1 k
+  train3 "$@"
   for k in $(seeds "$name"); do judge "$k"; done
   local up=${name^^} op=tools/results/operating_point_ rc=tools/results/real_checks_
   python tools/judge_recipes.py \

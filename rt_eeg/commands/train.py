@@ -90,6 +90,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "is read live (default 0: off)",
     )
     parser.add_argument(
+        "--balance-sources",
+        default=None,
+        metavar="GROUPS",
+        help="split each epoch's seizure and background samples equally between training "
+        "sources: comma-separated groups of top-level corpus folders joined by '+', e.g. "
+        "'A+B,XT1,XT2', or 'folders' (each folder its own); default: off (in proportion)",
+    )
+    parser.add_argument(
         "--keep-variants",
         action="store_true",
         help="with several --arch variants: keep each variant's model under OUT/variants",
@@ -132,6 +140,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rt_eeg.train import TrainConfig
     from rt_eeg.train_corpus import parse_variants, train_corpus
+    from rt_eeg.train_data import parse_sources
 
     variants = parse_variants(
         args.arch, args.normalisation, args.onset_weight, args.hard_negatives
@@ -157,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
         hard_pool=args.hard_pool,
         contrast_jitter=args.contrast_jitter,
         stale_context=args.stale_context,
+        balance_sources=parse_sources(args.balance_sources) if args.balance_sources else (),
     )
     manifest = train_corpus(
         args.corpus,
