@@ -344,7 +344,6 @@ class Postprocessor:
             'na' decisions for any epochs skipped since the last push (a gap), then the
             decision for this epoch.
         """
-        cfg = self.cfg
         out: list[Decision] = []
         if self._next_start is not None and start > self._next_start + 1e-6:
             out += self.gap(self._next_start, start)
@@ -353,13 +352,24 @@ class Postprocessor:
             raise ValueError(
                 f"expected {len(self.ch_names)} probabilities, got shape {probs.shape}"
             )
+        recent, score = self._score(probs)
+        return self._decide(start, recent, score, out)
+
+    def _score(self, probs: np.ndarray) -> tuple[np.ndarray, float]:
+        """Smoothed channel probabilities ``(n_channels,)`` and the cross-channel score."""
         self._history.append(probs)
-        recent = np.mean(list(self._history)[-cfg.smooth_epochs :], axis=0)
+        recent = np.mean(list(self._history)[-self.cfg.smooth_epochs :], axis=0)
         if self.scorer is not None:
-            score = self.scorer.push(recent)
-        else:
-            order = np.argsort(-recent, kind="stable")
-            score = float(recent[order[: self.k]].mean())
+            return recent, self.scorer.push(recent)
+        order = np.argsort(-recent, kind="stable")
+        return recent, float(recent[order[: self.k]].mean())
+
+    def _decide(
+        self, start: float, recent: np.ndarray, score: float, out: list[Decision]
+    ) -> list[Decision]:
+        """The decision for the epoch at ``start`` from its smoothed probabilities and score
+        (appended to ``out``, which is returned)."""
+        cfg = self.cfg
         gate = self._gate(score)
         self._above = self._above + 1 if score >= cfg.threshold_on and gate else 0
         self._scores.append(score)
@@ -453,6 +463,54 @@ def postprocess_recording(
     out: list[Decision] = []
     for t, p in zip(epoch_starts, probs, strict=True):
         out += post.push(float(t), p)
+    return out + post.flush()
+
+
+def score_series(
+    epoch_starts: np.ndarray,
+    probs: np.ndarray,
+    ch_names: list[str],
+    config: PostprocessConfig | None = None,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The smoothed probabilities and cross-channel scores :func:`postprocess_recording` would
+    compute, for reuse by every configuration that shares them (:func:`postprocess_scored`).
+
+    Returns
+    -------
+    (recents (n_epochs, n_channels), scores (n_epochs,)) or None
+        None where they are not a function of the probabilities alone: a learnt cross-channel
+        stage, or epochs that are not contiguous (a gap resets the state).
+    """
+    post = Postprocessor(ch_names, config)
+    starts = np.asarray(epoch_starts, dtype=np.float64)
+    step = post.cfg.epoch_s
+    if post.scorer is not None or (starts.size > 1 and np.abs(np.diff(starts) - step).max() > 1e-6):
+        return None
+    recents = np.empty((len(starts), len(post.ch_names)), np.float64)
+    scores = np.empty(len(starts), np.float64)
+    for i, p in enumerate(probs):
+        recents[i], scores[i] = post._score(np.asarray(p, dtype=np.float64))
+    return recents, scores
+
+
+def score_key(cfg: PostprocessConfig, ch_names: list[str]) -> tuple[int, int]:
+    """What :func:`score_series` depends on besides the probabilities: the epochs smoothed
+    and the channels averaged (configurations with equal keys share their series)."""
+    return min(cfg.smooth_epochs, cfg.buffer_epochs), effective_top_k(cfg, ch_names)
+
+
+def postprocess_scored(
+    epoch_starts: np.ndarray,
+    series: tuple[np.ndarray, np.ndarray],
+    ch_names: list[str],
+    config: PostprocessConfig | None = None,
+) -> list[Decision]:
+    """:func:`postprocess_recording` from the recording's :func:`score_series` (computed with
+    a configuration of the same :func:`score_key`): the same decisions, the scoring skipped."""
+    post = Postprocessor(ch_names, config)
+    out: list[Decision] = []
+    for t, recent, score in zip(epoch_starts, series[0], series[1], strict=True):
+        post._decide(float(t), recent, float(score), out)
     return out + post.flush()
 
 

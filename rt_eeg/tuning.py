@@ -30,6 +30,9 @@ from rt_eeg.postprocess import (
     complete_decisions,
     decisions_to_events,
     postprocess_recording,
+    postprocess_scored,
+    score_key,
+    score_series,
 )
 
 
@@ -41,9 +44,7 @@ def ovlp_for(cfg: PostprocessConfig, refs: list, stored: list[dict]) -> dict:
     total = 0.0
     lat: list[float] = []
     for ref_events, s in zip(refs, stored, strict=True):
-        dec = complete_decisions(
-            postprocess_recording(s["epoch_starts"], s["probs"], s["ch_names"], cfg), s["duration"]
-        )
+        dec = complete_decisions(_decisions(cfg, s), s["duration"])
         hyp = prepare_events(Annotation(None, decisions_to_events(dec), s["duration"]))
         c = ovlp_counts(ref_events, hyp)["seiz"]
         hits, targets, fas = hits + c["hits"], targets + c["targets"], fas + c["false_alarms"]
@@ -133,6 +134,21 @@ def tune(
 
 
 _TRIAL_POOL: tuple = ()  # (refs, stored) of a grid search, inherited by forked workers
+
+
+def _decisions(cfg: PostprocessConfig, s: dict) -> list:
+    """:func:`postprocess_recording` of a stored run, its score series computed once per
+    :func:`score_key` and kept in ``s`` (a grid varies the thresholds far more than what the
+    scores depend on; the decisions are the same, tested)."""
+    if cfg.cross_channel is not None:  # its scorer has state of its own: the plain path
+        return postprocess_recording(s["epoch_starts"], s["probs"], s["ch_names"], cfg)
+    key = score_key(cfg, s["ch_names"])
+    cache = s.setdefault("_score_series", {})
+    if key not in cache:
+        cache[key] = score_series(s["epoch_starts"], s["probs"], s["ch_names"], cfg)
+    if cache[key] is None:  # epochs with a gap: the plain path
+        return postprocess_recording(s["epoch_starts"], s["probs"], s["ch_names"], cfg)
+    return postprocess_scored(s["epoch_starts"], cache[key], s["ch_names"], cfg)
 
 
 def _pooled_trial(cfg: PostprocessConfig) -> dict:

@@ -264,3 +264,51 @@ def test_adapt_options_validated_and_read_from_toml(tmp_path):
     path.write_text("adapt_epochs = 300\nadapt_min_epochs = 0\n")
     with pytest.raises(Exception, match="adapt_min_epochs"):
         read_postprocess_toml(path)
+
+
+def test_scored_path_equals_the_postprocessor_for_every_configuration_sharing_the_scores(rng):
+    """The tuner's shortcut (rt_eeg.tuning): scores computed once per score_key, then only the
+    decisions per configuration, gives postprocess_recording's decisions exactly, the
+    patient-relative gate and rising onsets included; a gap or a learnt stage has no series."""
+    from rt_eeg.postprocess import postprocess_scored, score_key, score_series
+    from rt_eeg.tuning import ovlp_for
+
+    p = background(900, rng)
+    for s in (100, 400, 700):
+        p[s : s + 40, :6] = rng.uniform(0.5, 1.0, (40, 6))
+    p[550:575, :8] = 0.993  # a near-seizure artifact
+    starts = np.arange(900, dtype=float) + 12.0
+    base = PostprocessConfig()
+    configs = [
+        base.replace(threshold_on=th, threshold_off=round(th / 2, 4), onset_epochs=o, top_k=k,
+                     rise_delta=r)
+        for th in (0.9, 0.99, 0.995) for o in (1, 3) for k in (2, 4) for r in (0.0, 0.3)
+    ] + [base.replace(adapt_epochs=120, adapt_quantile=0.9, adapt_margin=0.5, adapt_min_epochs=30),
+         base.replace(early_threshold=0.8, early_epochs=2, early_rise=0.2, min_channels=3,
+                      channel_level=0.5)]  # fmt: skip
+    series = {}
+    for cfg in configs:
+        key = score_key(cfg, CH)
+        if key not in series:
+            series[key] = score_series(starts, p, CH, cfg)
+        assert postprocess_scored(starts, series[key], CH, cfg) == postprocess_recording(
+            starts, p, CH, cfg
+        )
+    assert len(series) == 2  # top-2 and top-4: every other setting reuses one of them
+    assert score_series(np.r_[starts[:10], starts[11:]], np.r_[p[:10], p[11:]], CH, base) is None
+    # the tuner's figures from a cache filled by other configurations equal those from one
+    # filled by the configuration itself
+    from rt_eeg.io.annotations import Annotation, Event
+    from rt_eeg.scoring.nedc import prepare_events
+
+    ref = prepare_events(Annotation(None, [Event(112.0, 152.0, "seiz"), Event(412.0, 452.0, "seiz")],
+                                    912.0))  # fmt: skip
+    stored = {"epoch_starts": starts, "probs": p, "ch_names": CH, "duration": 912.0}
+    hits = []
+    for cfg in configs[:6]:
+        shared = ovlp_for(cfg, [ref], [stored])
+        own = ovlp_for(cfg, [ref], [{k: v for k, v in stored.items() if k != "_score_series"}])
+        assert shared == own
+        hits.append(shared["hits"])
+    assert max(hits) == 2 and min(hits) == 0  # configurations that differ, scored alike
+    assert len(stored["_score_series"]) == 2
