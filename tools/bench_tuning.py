@@ -1,0 +1,101 @@
+"""Benchmark the operating-point grid search (rt_eeg.tuning.run_trials) on stored outputs.
+
+Times the strict grid of ``tools/operating_point.py`` (140 configurations) over a synthetic
+corpus of stored decoder outputs, with the score series shared between configurations (what
+the tuner does) and with the plain postprocessor per configuration (what it did), in one
+process, one after the other, and checks that both give the same figures.
+
+Usage::
+
+    python tools/bench_tuning.py [--hours 6] [--recordings 6] [--out tools/results/bench_tuning.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
+
+from operating_point import strict_grid  # noqa: E402
+
+import rt_eeg.tuning as tuning  # noqa: E402
+from rt_eeg.io.annotations import Annotation, Event  # noqa: E402
+from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
+from rt_eeg.postprocess import PostprocessConfig, postprocess_recording  # noqa: E402
+from rt_eeg.scoring.nedc import prepare_events  # noqa: E402
+
+CH = [f"C{i}" for i in range(22)]
+
+
+def corpus(hours: float, n_rec: int, seed: int = 0) -> tuple[list, list]:
+    """Stored outputs: background near 0.05 with a restless stretch, a seizure every ~40 min."""
+    rng = np.random.default_rng(seed)
+    refs, stored = [], []
+    n = int(hours * 3600 / n_rec)
+    for _ in range(n_rec):
+        p = np.clip(rng.normal(0.05, 0.04, (n, len(CH))), 0, 1)
+        events = []
+        for s in range(600, n - 1300, 2400):
+            p[s : s + 60, :6] = rng.uniform(0.6, 1.0, (60, 6))
+            events.append(Event(float(s), float(s + 60), "seiz"))
+            a = s + 1200  # an artifact between seizures
+            p[a : a + 20, :4] = rng.uniform(0.9, 0.999, (20, 4))
+        refs.append(prepare_events(Annotation(None, events, float(n))))
+        stored.append({"epoch_starts": np.arange(n, dtype=np.float64), "probs": p,
+                       "ch_names": CH, "duration": float(n)})  # fmt: skip
+    return refs, stored
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--hours", type=float, default=6.0)
+    ap.add_argument("--recordings", type=int, default=6)
+    ap.add_argument("--out", default=str(ROOT / "tools" / "results" / "bench_tuning.json"))
+    args = ap.parse_args(argv)
+    refs, stored = corpus(args.hours, args.recordings)
+    grid = strict_grid(PostprocessConfig())
+    t = time.perf_counter()
+    shared = tuning.run_trials(grid, refs, stored)
+    t_shared = time.perf_counter() - t
+    plain_decisions = tuning._decisions
+    tuning._decisions = lambda cfg, s: postprocess_recording(
+        s["epoch_starts"], s["probs"], s["ch_names"], cfg
+    )
+    try:
+        t = time.perf_counter()
+        plain = tuning.run_trials(grid, refs, [{k: v for k, v in s.items() if k[0] != "_"}
+                                               for s in stored])  # fmt: skip
+        t_plain = time.perf_counter() - t
+    finally:
+        tuning._decisions = plain_decisions
+    epochs = sum(len(s["epoch_starts"]) for s in stored)
+    doc = {
+        "benchmark": "tuning",
+        "platform": platform.platform(), "cpu_count": os.cpu_count(),
+        "corpus": {"hours": args.hours, "recordings": args.recordings, "channels": len(CH)},
+        "configurations": len(grid),
+        "shared_scores_s": round(t_shared, 2),
+        "plain_s": round(t_plain, 2),
+        "speedup": round(t_plain / t_shared, 2),
+        "us_per_epoch_config": {"shared": round(1e6 * t_shared / epochs / len(grid), 2),
+                                "plain": round(1e6 * t_plain / epochs / len(grid), 2)},
+        "identical_figures": shared == plain,
+    }  # fmt: skip
+    write_json_atomic(args.out, doc)
+    print(f"{len(grid)} configurations on {args.hours} h: shared scores {t_shared:.1f} s, plain "
+          f"{t_plain:.1f} s ({doc['speedup']}x), identical {doc['identical_figures']}; wrote "
+          f"{args.out}")  # fmt: skip
+    return 0 if doc["identical_figures"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
