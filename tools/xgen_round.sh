@@ -287,3 +287,13 @@ python tools/compare_heldout.py --model K6="$WORK/eval" --corpora XTD --out tool
 # amendment 22: more source generators (epileptor, hopf: the spent reserved surprises)
 cat "$WORK/trainX.list" "$WORK/XE.list" "$WORK/XH.list" > "$WORK/trainX5.list"
 LIST=trainX5 STORE=storeX5 recipe3 k12 --reuse-store "$WORK/storeX2"
+# amendment 23: SELECT v2 (SS, XS, XCC, XT3 simple, XT4 atoms; one voice each) for the stored seeds
+for k in k6r k6s1 k6s2; do judge5 "$k"; done
+# amendment 24: source balancing (one source per generator) on K12's data, judged under SELECT v2
+LIST=trainX5 STORE=storeX5 train3 k13 --balance-sources A+A3+B,XT1,XT2,XE,XH
+JUDGE=1 recipe5 k13
+JUDGE=1 recipe5 k12                   # amendment 23's re-judgement of K12's seeds
+SEL5=(--corpus SS=SS.list:SEL --corpus XS=XS.list:SEL --corpus XCC=XCC.list:XCC
+      --corpus XT3=XT3.list:XT3 --corpus XT4=XT4.list:XT4)
+python tools/recipe_report.py "${SEL5[@]}" --out tools/results/recipe_report_sel5.json \
+  k6r k6s1 k6s2 k13 k13s1 k13s2 k12 k12s1 k12s2
