@@ -43,9 +43,6 @@ def balanced_order(
     pos_weight : ndarray of float, shape (len(pos),), optional
         Relative draw probability of each seizure row (onset weighting); when given, the
         seizure half is drawn with replacement in proportion to it.
-
-    Returns
-    -------
     sources : (ndarray of int, shape (len(pos),), ndarray of int, shape (len(neg),)), optional
         Source (training domain) of each seizure and background row: each half is then split
         equally between the sources that have such rows (:func:`source_balanced_half`).
