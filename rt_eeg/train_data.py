@@ -59,11 +59,7 @@ def balanced_order(
         negs = source_balanced_half(rng, neg, sources[1], half)
         return rng.permutation(np.concatenate([poss, negs])).astype(np.int64)
     negs = rng.choice(neg, half, replace=False)
-    if pos_weight is not None:
-        poss = rng.choice(pos, half, replace=True, p=pos_weight / pos_weight.sum())
-    else:
-        reps, rem = divmod(half, len(pos))
-        poss = np.concatenate([np.tile(pos, reps), rng.choice(pos, rem, replace=False)])
+    poss = _draw(rng, pos, half, pos_weight)
     return rng.permutation(np.concatenate([poss, negs])).astype(np.int64)
 
 
