@@ -5,7 +5,7 @@ three patients, one seizure each, the median), and the peak resident memory of a
 process that renders one hour at 256 Hz. One thread for BLAS/FFT; the machine may be shared:
 the JSON records the load average at start and end.
 
-Usage: python tools/bench_xsim.py [--out tools/results/bench_xsim.json] [--generators nmm,spec]
+Usage: python tools/bench_xsim.py [--out tools/results/bench_xsim.json] [--generators nmm,spec] [--merge]
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUME
     os.environ[_var] = "1"
 
 import argparse  # noqa: E402
+import json  # noqa: E402
 import platform  # noqa: E402
 import resource  # noqa: E402
 import subprocess  # noqa: E402
@@ -62,6 +63,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "tools" / "results" / "bench_xsim.json"))
     ap.add_argument("--generators", default=",".join(GENERATORS))
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the other generators' rows of an existing --out")  # fmt: skip
     args = ap.parse_args(argv)
     names = [g for g in args.generators.split(",") if g]
     load_start = os.getloadavg()
@@ -76,6 +79,8 @@ def main(argv=None) -> int:
         }
         print(f"{name}: {rows[name]['seconds_per_simulated_hour']} s per simulated hour, "
               f"peak {rows[name]['peak_rss_mb_one_hour']} MB")  # fmt: skip
+    if args.merge and Path(args.out).is_file():
+        rows = json.loads(Path(args.out).read_text())["generators"] | rows
     doc = {
         "benchmark": "bench_xsim",
         "sfreq": SFREQ,

@@ -47,6 +47,7 @@ from rt_eeg.xsim.labels import label_recording
 #: The independently written generators (module ``rt_eeg.xsim.gen_<name>``).
 GENERATORS: tuple[str, ...] = (
     "nmm", "spec", "dip", "atlas", "simple", "atoms", "mvar", "epileptor", "hopf", "tide",
+    "hawkes",
 )  # fmt: skip
 
 #: EDF physical range of the EEG signals (microvolts), as TUH files carry it.
