@@ -297,3 +297,5 @@ SEL5=(--corpus SS=SS.list:SEL --corpus XS=XS.list:SEL --corpus XCC=XCC.list:XCC
       --corpus XT3=XT3.list:XT3 --corpus XT4=XT4.list:XT4)
 python tools/recipe_report.py "${SEL5[@]}" --out tools/results/recipe_report_sel5.json \
   k6r k6s1 k6s2 k13 k13s1 k13s2 k12 k12s1 k12s2
+# amendment 25 (run by the next round only after it has written its rule): the eleventh generator
+# xsim "$WORK/XK" --generator hawkes --hours 16 --patients 12 --seed 71
