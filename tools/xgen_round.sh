@@ -298,4 +298,8 @@ SEL5=(--corpus SS=SS.list:SEL --corpus XS=XS.list:SEL --corpus XCC=XCC.list:XCC
 python tools/recipe_report.py "${SEL5[@]}" --out tools/results/recipe_report_sel5.json \
   k6r k6s1 k6s2 k13 k13s1 k13s2 k12 k12s1 k12s2
 # amendment 25 (run by the next round only after it has written its rule): the eleventh generator
-# xsim "$WORK/XK" --generator hawkes --hours 16 --patients 12 --seed 71
+# xsim "$WORK/XK" --generator hawkes --hours 16 --patients 12 --seed 71   # rendered 11:15 (amendment 26)
+# amendment 26 (written before XK existed): the confirmatory test of source balancing on XK
+# (uncomment the line above); each of k6r k6s1 k6s2 k13 k13s1 k13s2 decoded on XK, then its
+# channel-epoch AUC (tools/recipe_report.py's channel_epoch_auc) and its figures at its own point
+# (tools/operating_point.py --score-only --fixed own=$WORK/op_K_sel5.toml --report XK=...)
