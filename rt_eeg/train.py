@@ -332,8 +332,8 @@ def train_from_store(
     )
     sources, source_counts = None, None
     if cfg.balance_sources:
-        pos_src, names = row_sources(store, pos, tuple(cfg.balance_sources))
-        neg_src, _ = row_sources(store, neg, names)
+        src, names = row_sources(store, np.concatenate([pos, neg]), tuple(cfg.balance_sources))
+        pos_src, neg_src = src[: pos.size], src[pos.size :]
         sources = (pos_src, neg_src)
         source_counts = {
             n: {"seizure": int((pos_src == i).sum()), "background": int((neg_src == i).sum())}

@@ -39,7 +39,26 @@ def _calibrate(lf, amp_ec, mixing, target_uv: float) -> float:
 
 
 def render(patient: dict, duration_s: float, sfreq: float, seizures, rng) -> Rendered:
-    """One recording of ``patient``; see :func:`rt_eeg.xsim.gen_hawkes.render`."""
+    """Render one recording.
+
+    Parameters
+    ----------
+    patient : dict
+        From :func:`rt_eeg.xsim.hawkes.patient.draw_patient`.
+    duration_s : float
+    sfreq : float
+        Sample rate, 100-1024 Hz.
+    seizures : list of (start_s, stop_s)
+        Sorted, disjoint intervals that get seizure activity (and nothing else does).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    Rendered
+        21 x round(duration_s * sfreq) float32 microvolts, one type from
+        :data:`~rt_eeg.xsim.hawkes.patient.SEIZURE_TYPES` per seizure, and the drawn events
+        (states, transients, artifacts).
+    """
     pt = patient
     sfreq = float(sfreq)
     n = int(round(duration_s * sfreq))
