@@ -303,3 +303,9 @@ python tools/recipe_report.py "${SEL5[@]}" --out tools/results/recipe_report_sel
 # (uncomment the line above); each of k6r k6s1 k6s2 k13 k13s1 k13s2 decoded on XK, then its
 # channel-epoch AUC (tools/recipe_report.py's channel_epoch_auc) and its figures at its own point
 # (tools/operating_point.py --score-only --fixed own=$WORK/op_K_sel5.toml --report XK=...)
+# amendment 27: balancing kept, confidence at the top sought (K14: our simulator as three
+# sources; K15: hard-negative candidates balanced between sources too)
+LIST=trainX5 STORE=storeX5 train3 k14 --balance-sources A,A3,B,XT1,XT2,XE,XH
+JUDGE=1 recipe5 k14
+LIST=trainX5 STORE=storeX5 train3 k15 --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining
+JUDGE=1 recipe5 k15
