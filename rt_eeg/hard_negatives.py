@@ -77,6 +77,7 @@ def mine_order(
     fraction: float,
     pool: int,
     score: Callable[[np.ndarray], np.ndarray],
+    minable_source: np.ndarray | None = None,
 ) -> tuple[np.ndarray, dict]:
     """Replace ``fraction`` of an epoch's background rows with the hardest of a random pool.
 
@@ -96,6 +97,10 @@ def mine_order(
         Candidates scored per mined row (the hardest ``1 / pool`` of the candidates are kept).
     score : callable
         ``rows -> P(seizure)`` of the current model, shape ``(len(rows),)``.
+    minable_source : ndarray of int, shape (len(minable),), optional
+        Training source of each minable row: the candidate pool is then split equally between
+        the sources (:func:`balanced_candidates`), so one large source's background does not
+        make up most of what can be mined. The hardest are still kept over the whole pool.
 
     Returns
     -------
@@ -103,13 +108,21 @@ def mine_order(
         The new epoch, shuffled.
     info : dict
         ``mined`` rows, ``candidates`` scored, ``score_median`` / ``score_min`` of the mined
-        rows (how hard they were).
+        rows (how hard they were); with ``minable_source``, ``mined_per_source`` (counts by
+        source index).
     """
     bg_pos = np.flatnonzero(np.asarray(labels) < 0.5)
     n_hard = min(int(round(fraction * bg_pos.size)), minable.size // max(pool, 1))
+    if minable_source is not None:  # every source must fill its share of the pool
+        n_src = np.unique(minable_source).size
+        smallest = np.bincount(minable_source)[np.unique(minable_source)].min()
+        n_hard = min(n_hard, int(smallest) * n_src // max(pool, 1))
     if n_hard < 1:
         return order, {"mined": 0, "candidates": 0}
-    cand = rng.choice(minable, n_hard * pool, replace=False)
+    if minable_source is None:
+        cand = rng.choice(minable, n_hard * pool, replace=False)
+    else:
+        cand, cand_src = balanced_candidates(rng, minable, minable_source, n_hard * pool)
     p = np.asarray(score(cand), dtype=np.float64).reshape(-1)
     keep = np.argsort(-p, kind="stable")[:n_hard]
     out = np.array(order, dtype=np.int64, copy=True)
@@ -120,4 +133,36 @@ def mine_order(
         "score_median": round(float(np.median(p[keep])), 6),
         "score_min": round(float(p[keep].min()), 6),
     }
+    if minable_source is not None:
+        info["mined_per_source"] = np.bincount(cand_src[keep], minlength=n_src).tolist()
     return rng.permutation(out), info
+
+
+def balanced_candidates(
+    rng: np.random.Generator, minable: np.ndarray, source: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``k`` distinct rows of ``minable`` split as equally as possible between its sources.
+
+    Parameters
+    ----------
+    rng : np.random.Generator
+    minable : ndarray of int64, shape (n,)
+    source : ndarray of int, shape (n,)
+        Source index of each row; every source present needs at least its share of rows.
+    k : int
+
+    Returns
+    -------
+    rows : ndarray of int64, shape (k,)
+        Sources in ascending order, the first ``k % n_sources`` one row more.
+    row_source : ndarray of int64, shape (k,)
+        The source index of each drawn row (``0 .. n_sources - 1`` over the sources present).
+    """
+    present = np.unique(source)
+    share = np.full(present.size, k // present.size)
+    share[: k % present.size] += 1
+    rows, srcs = [], []
+    for i, (s, n) in enumerate(zip(present, share, strict=True)):
+        rows.append(rng.choice(minable[source == s], int(n), replace=False))
+        srcs.append(np.full(int(n), i, np.int64))
+    return np.concatenate(rows).astype(np.int64), np.concatenate(srcs)

@@ -129,6 +129,11 @@ class TrainConfig:
         as *the* seizures (:func:`rt_eeg.train_data.source_balanced_half`); hard-negative
         mining replaces its share afterwards, from every source. Empty: rows are drawn from
         the whole training split, in proportion to its composition.
+    balance_mining : bool
+        With ``balance_sources`` and mining: the hard-negative candidate pool is drawn equally
+        from each source's minable background (:func:`rt_eeg.hard_negatives.balanced_candidates`)
+        instead of from the whole pool, so every source's hardest background can be mined
+        (no effect without mining).
     keep : str
         ``'best'``: the weights of the epoch with the lowest dev loss (early stopping after
         ``patience``); ``'last'``: all ``epochs`` run and the final weights are kept (for a
@@ -156,6 +161,7 @@ class TrainConfig:
     contrast_jitter: float = 0.0
     stale_context: float = 0.0
     balance_sources: tuple[str, ...] = ()
+    balance_mining: bool = False
     keep: str = "best"
 
     def __post_init__(self) -> None:
@@ -182,6 +188,8 @@ class TrainConfig:
                 )
         if any(not g or "," in g for g in self.balance_sources):
             raise RtEegError(f"balance_sources must be folder groups, got {self.balance_sources}")
+        if self.balance_mining and not self.balance_sources:
+            raise RtEegError("balance_mining needs balance_sources (the sources to balance)")
         if self.hard_margin_epochs < 0:
             raise RtEegError(f"hard_margin_epochs must be >= 0, got {self.hard_margin_epochs}")
         for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units",
@@ -342,6 +350,9 @@ def train_from_store(
         log("balanced sources (seizure / background samples): " + ", ".join(
             f"{n} {c['seizure']} / {c['background']}" for n, c in source_counts.items()
         ))  # fmt: skip
+    minable_source = None
+    if cfg.balance_mining and minable is not None:  # minable: a subset of neg, in its order
+        minable_source = neg_src[np.isin(neg, minable)]
 
     n_feat = store.n_features
     width = model_width(cfg.normalisation, n_feat)
@@ -394,7 +405,7 @@ def train_from_store(
             if minable is not None and epoch > 0:  # the first epoch's model knows nothing yet
                 order, mined = mine_order(
                     order, store.labels[order], rng, minable, cfg.hard_negatives, cfg.hard_pool,
-                    score,
+                    score, minable_source,
                 )
                 log(
                     f"mined {mined['mined']} hard background samples of {mined['candidates']} "

@@ -393,6 +393,34 @@ def test_mine_order_takes_the_hardest_background():
     assert np.isin(np.arange(1000, 1050), new).sum() == 25
 
 
+def test_mine_order_balanced_between_sources():
+    """With sources, the candidate pool is split equally between them however unequal their
+    background, and the hardest are kept over the whole pool."""
+    from rt_eeg.hard_negatives import mine_order
+
+    rng = np.random.default_rng(4)
+    order = np.concatenate([np.arange(100, 150), np.arange(1000, 1050)])
+    labels = np.concatenate([np.ones(50), np.zeros(50)])
+    minable = np.arange(2000, 3000)
+    source = np.where(minable < 2900, 3, 7)  # 900 rows of one source, 100 of the other
+    seen = []
+
+    def score(rows):  # the small source's background is the hardest
+        seen.append(np.array(rows))
+        return np.where(rows >= 2900, 0.9, 0.1) + rows / 1e6
+
+    new, info = mine_order(order, labels, rng, minable, 0.5, 4, score, source)
+    (pool,) = seen
+    assert info["candidates"] == 100 and (pool >= 2900).sum() == 50  # half the pool each
+    assert np.unique(pool).size == 100
+    assert info["mined"] == 25 and info["mined_per_source"] == [0, 25]
+    assert np.all(np.setdiff1d(new, order) >= 2900)
+    # In proportion, the small source would be a tenth of the pool: a pool too large for the
+    # small source's share is capped, never drawn twice.
+    _, info = mine_order(order, labels, rng, minable, 1.0, 8, score, source)
+    assert info["candidates"] == 200 and info["mined"] == 25
+
+
 def test_hard_negative_training_is_reproducible(store_and_recs, tmp_path):
     """A mined run is bit-identical for a seed, records what it mined, and draws background
     the plain run does not."""
@@ -577,6 +605,19 @@ def test_source_balanced_training(tmp_path):
     assert in_a[labels].mean() == pytest.approx(0.5, abs=0.01)
     assert in_a[~labels].mean() == pytest.approx(0.5, abs=0.01)
     assert list(runs[0]["train_config"]["balance_sources"]) == ["A", "B+C"]
+    mined = [
+        train_from_store(store, tmp_path / f"h{i}", TrainConfig(
+            balance_sources=("A", "B+C"), balance_mining=True, hard_negatives=0.5, hard_pool=2,
+            hard_margin_epochs=0, **cfg), feature_config=FeatureConfig(), device="cpu",
+            log=lambda _: None)
+        for i in range(2)
+    ]  # fmt: skip
+    assert mined[0]["weights_sha256"] == mined[1]["weights_sha256"]
+    per_source = mined[0]["history"][1]["hard_negatives"]["mined_per_source"]
+    assert len(per_source) == 2 and sum(per_source) == mined[0]["history"][1]["hard_negatives"]["mined"]
+    assert mined[0]["train_config"]["balance_mining"] is True
+    with pytest.raises(RtEegError, match="balance_mining needs balance_sources"):
+        TrainConfig(balance_mining=True)
     with pytest.raises(RtEegError, match=r"\['C'\] are in no source"):
         train_from_store(store, tmp_path / "bad", TrainConfig(balance_sources=("A", "B"), **cfg),
                          feature_config=FeatureConfig(), device="cpu", log=lambda _: None)  # fmt: skip

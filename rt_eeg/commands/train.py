@@ -98,6 +98,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "'A+B,XT1,XT2', or 'folders' (each folder its own); default: off (in proportion)",
     )
     parser.add_argument(
+        "--balance-mining",
+        action="store_true",
+        help="with --balance-sources and hard negatives: draw the mining candidates equally "
+        "from each source's background (default: from all of it, in proportion)",
+    )
+    parser.add_argument(
         "--keep-variants",
         action="store_true",
         help="with several --arch variants: keep each variant's model under OUT/variants",
@@ -167,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
         contrast_jitter=args.contrast_jitter,
         stale_context=args.stale_context,
         balance_sources=parse_sources(args.balance_sources) if args.balance_sources else (),
+        balance_mining=args.balance_mining,
     )
     manifest = train_corpus(
         args.corpus,
