@@ -322,6 +322,10 @@ class FeatureStore:
             self.label_offset = npz["label_offset"]
         except (OSError, ValueError, KeyError) as err:
             raise RtEegError(f"not a complete feature store ({err})", self.path) from err
+        if np.any(np.diff(self.track_recording.astype(np.int64)) < 0):
+            # montage_rows and the writer's numbering rely on each recording's tracks in a run
+            raise RtEegError("index.npz: tracks are not in recording order (rebuild the store)",
+                             self.path)  # fmt: skip
         if self.index.get("version") != STORE_VERSION:
             raise RtEegError(
                 f"store version {self.index.get('version')} != {STORE_VERSION}", self.path
@@ -415,7 +419,8 @@ class FeatureStore:
             Position of each sample's own row in ``group_rows``.
         """
         _, track, epoch = self.track_epoch(rows)
-        # A recording's tracks are consecutive (the writer and subset views add them so).
+        # A recording's tracks are consecutive (the writer and subset views add them so, and
+        # opening a store checks it).
         rec = self.track_recording.astype(np.int64)
         first = np.searchsorted(rec, rec, side="left")
         count = np.searchsorted(rec, rec, side="right") - first

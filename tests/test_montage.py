@@ -161,3 +161,24 @@ def test_montage_rows_of_a_subset_view_are_those_of_its_recordings(tmp_path):
     full_rows = full.label_offset[[6, 7, 8]] + epoch
     np.testing.assert_array_equal(w_view[start : start + 3], full.windows(full_rows)[0])
     np.testing.assert_array_equal(view.centers(g_rows[start : start + 3]), full.centers(full_rows))
+
+
+def test_a_store_whose_tracks_are_out_of_recording_order_is_refused(tmp_path):
+    """montage_rows gathers a recording's channels as one run of tracks: an index.npz that
+    breaks that (hand-edited or foreign) is a clear error when the store is opened."""
+    from rt_eeg.errors import RtEegError
+    from rt_eeg.store import FeatureStore, RecordingFeatures, StoreWriter
+
+    rng = np.random.default_rng(2)
+    with StoreWriter(tmp_path / "s", N_FEAT, {"key": "t"}) as w:
+        for i in range(2):
+            feats = lfcc_like(rng, 10 * 30, n_ch=2)
+            w.add(RecordingFeatures(f"p{i}_s001_t000.edf", "train", f"p{i}",
+                                    ["FP1-F7", "F7-T3"], feats, np.zeros((30, 2), np.uint8)))  # fmt: skip
+    FeatureStore(tmp_path / "s")  # as written: in order
+    with np.load(tmp_path / "s" / "index.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["track_recording"] = arrays["track_recording"][[0, 2, 1, 3]]
+    np.savez(tmp_path / "s" / "index.npz", **arrays)
+    with pytest.raises(RtEegError, match="tracks are not in recording order"):
+        FeatureStore(tmp_path / "s")
