@@ -129,6 +129,10 @@ class TrainConfig:
         as *the* seizures (:func:`rt_eeg.train_data.source_balanced_half`); hard-negative
         mining replaces its share afterwards, from every source. Empty: rows are drawn from
         the whole training split, in proportion to its composition.
+    balance_halves : str
+        ``'both'``: ``balance_sources`` splits the seizure and the background half;
+        ``'seizure'``: only the seizure half, the background drawn in proportion (the largest
+        source's sleep, waking and artifacts stay most of what background is).
     balance_mining : bool
         With ``balance_sources`` and mining: the hard-negative candidate pool is drawn equally
         from each source's minable background (:func:`rt_eeg.hard_negatives.balanced_candidates`)
@@ -161,6 +165,7 @@ class TrainConfig:
     contrast_jitter: float = 0.0
     stale_context: float = 0.0
     balance_sources: tuple[str, ...] = ()
+    balance_halves: str = "both"
     balance_mining: bool = False
     keep: str = "best"
 
@@ -188,6 +193,10 @@ class TrainConfig:
                 )
         if any(not g or "," in g for g in self.balance_sources):
             raise RtEegError(f"balance_sources must be folder groups, got {self.balance_sources}")
+        if self.balance_halves not in ("both", "seizure"):
+            raise RtEegError(
+                f"balance_halves must be 'both' or 'seizure', got {self.balance_halves!r}"
+            )
         if self.balance_mining and not self.balance_sources:
             raise RtEegError("balance_mining needs balance_sources (the sources to balance)")
         if self.hard_margin_epochs < 0:
@@ -342,7 +351,7 @@ def train_from_store(
     if cfg.balance_sources:
         src, names = row_sources(store, np.concatenate([pos, neg]), tuple(cfg.balance_sources))
         pos_src, neg_src = src[: pos.size], src[pos.size :]
-        sources = (pos_src, neg_src)
+        sources = (pos_src, neg_src if cfg.balance_halves == "both" else None)
         source_counts = {
             n: {"seizure": int((pos_src == i).sum()), "background": int((neg_src == i).sum())}
             for i, n in enumerate(names)

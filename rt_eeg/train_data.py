@@ -43,9 +43,11 @@ def balanced_order(
     pos_weight : ndarray of float, shape (len(pos),), optional
         Relative draw probability of each seizure row (onset weighting); when given, the
         seizure half is drawn with replacement in proportion to it.
-    sources : (ndarray of int, shape (len(pos),), ndarray of int, shape (len(neg),)), optional
-        Source (training domain) of each seizure and background row: each half is then split
-        equally between the sources that have such rows (:func:`source_balanced_half`).
+    sources : (ndarray of int, shape (len(pos),), ndarray of int or None), optional
+        Source (training domain) of each seizure and background row (shape ``(len(neg),)``):
+        each half is then split equally between the sources that have such rows
+        (:func:`source_balanced_half`); None for the background: that half is drawn in
+        proportion, as without sources.
 
     Returns
     -------
@@ -56,7 +58,10 @@ def balanced_order(
     half = max(1, min(samples_per_epoch // 2, len(neg)))
     if sources is not None:
         poss = source_balanced_half(rng, pos, sources[0], half, pos_weight)
-        negs = source_balanced_half(rng, neg, sources[1], half)
+        if sources[1] is None:
+            negs = rng.choice(neg, half, replace=False)
+        else:
+            negs = source_balanced_half(rng, neg, sources[1], half)
         return rng.permutation(np.concatenate([poss, negs])).astype(np.int64)
     negs = rng.choice(neg, half, replace=False)
     poss = _draw(rng, pos, half, pos_weight)

@@ -562,6 +562,11 @@ def test_source_balanced_order_splits_each_half_equally():
     # unbalanced, the 90-row source would take ~90 % of the seizure half
     plain = balanced_order(np.random.default_rng(5), pos, neg, 600)
     assert (pos_src[plain[plain < 1000]] == 0).mean() > 0.85
+    # the seizure half only (--balance-halves seizure): background in proportion (2500 of 3000)
+    seiz_only = balanced_order(np.random.default_rng(5), pos, neg, 600, sources=(pos_src, None))
+    sp, sn = seiz_only[seiz_only < 1000], seiz_only[seiz_only >= 1000]
+    assert np.bincount(pos_src[sp]).tolist() == [100, 100, 100]
+    assert 0.75 < (neg_src[sn - 1000] == 0).mean() < 0.92 and np.unique(sn).size == 300
     # onset weights act within a source: only weighted rows of source 0 are drawn
     w = np.where(pos < 10, 1.0, 0.0) + (pos_src > 0)
     half = source_balanced_half(np.random.default_rng(0), pos, pos_src, 90, w)
@@ -613,11 +618,21 @@ def test_source_balanced_training(tmp_path):
         for i in range(2)
     ]  # fmt: skip
     assert mined[0]["weights_sha256"] == mined[1]["weights_sha256"]
-    per_source = mined[0]["history"][1]["hard_negatives"]["mined_per_source"]
-    assert len(per_source) == 2 and sum(per_source) == mined[0]["history"][1]["hard_negatives"]["mined"]
+    info = mined[0]["history"][1]["hard_negatives"]
+    assert len(info["mined_per_source"]) == 2 and sum(info["mined_per_source"]) == info["mined"]
     assert mined[0]["train_config"]["balance_mining"] is True
     with pytest.raises(RtEegError, match="balance_mining needs balance_sources"):
         TrainConfig(balance_mining=True)
+    halves = train_from_store(store, tmp_path / "halves", TrainConfig(
+        balance_sources=("A", "B+C"), balance_halves="seizure", **cfg),
+        feature_config=FeatureConfig(), device="cpu", log=lambda _: None)  # fmt: skip
+    assert halves["train_config"]["balance_halves"] == "seizure"
+    order = np.load(tmp_path / "halves" / "data_order.npy")[0]
+    _, track, _ = store.track_epoch(order)
+    in_a = store.track_recording[track] < 2
+    assert in_a[np.asarray(store.labels)[order] == 1].mean() == pytest.approx(0.5, abs=0.01)
+    with pytest.raises(RtEegError, match="balance_halves"):
+        TrainConfig(balance_halves="background")
     with pytest.raises(RtEegError, match=r"\['C'\] are in no source"):
         train_from_store(store, tmp_path / "bad", TrainConfig(balance_sources=("A", "B"), **cfg),
                          feature_config=FeatureConfig(), device="cpu", log=lambda _: None)  # fmt: skip

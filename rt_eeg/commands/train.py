@@ -98,6 +98,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "'A+B,XT1,XT2', or 'folders' (each folder its own); default: off (in proportion)",
     )
     parser.add_argument(
+        "--balance-halves",
+        choices=("both", "seizure"),
+        default="both",
+        help="with --balance-sources: balance both halves of each epoch (default) or the "
+        "seizure half only, the background drawn in proportion",
+    )
+    parser.add_argument(
         "--balance-mining",
         action="store_true",
         help="with --balance-sources and hard negatives: draw the mining candidates equally "
@@ -173,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
         contrast_jitter=args.contrast_jitter,
         stale_context=args.stale_context,
         balance_sources=parse_sources(args.balance_sources) if args.balance_sources else (),
+        balance_halves=args.balance_halves,
         balance_mining=args.balance_mining,
     )
     manifest = train_corpus(
