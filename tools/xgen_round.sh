@@ -309,3 +309,6 @@ LIST=trainX5 STORE=storeX5 train3 k14 --balance-sources A,A3,B,XT1,XT2,XE,XH
 JUDGE=1 recipe5 k14
 LIST=trainX5 STORE=storeX5 train3 k15 --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining
 JUDGE=1 recipe5 k15
+# amendment 28: the seizure half only balanced, the background in proportion
+LIST=trainX5 STORE=storeX5 train3 k16 --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-halves seizure
+JUDGE=1 recipe5 k16
