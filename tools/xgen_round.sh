@@ -312,3 +312,20 @@ JUDGE=1 recipe5 k15
 # amendment 28: the seizure half only balanced, the background in proportion
 LIST=trainX5 STORE=storeX5 train3 k16 --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-halves seizure
 JUDGE=1 recipe5 k16
+# amendment 29: six-seed confirmation of K15's recipe against K6's (seeds 3-5 of both, judged
+# in the order K6s3, K15s3, K6s4, K15s4, K6s5, K15s5), then the six-seed rule
+for s in 3 4 5; do
+  rt-eeg train --corpus "$WORK/trainX.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k6s$s" \
+    --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX2"
+  rt-eeg train --corpus "$WORK/trainX5.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k15s$s" \
+    --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX5" \
+    --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining
+done
+for s in 3 4 5; do judge5 "k6s$s"; judge5 "k15s$s"; done
+op=tools/results/operating_point_ rc=tools/results/real_checks_
+python tools/judge_recipes.py \
+  --reference "K6=$(for k in k6r k6s1 k6s2 k6s3 k6s4 k6s5; do printf '%s,' "$op${k}_sel5.json"; done | sed 's/,$//')" \
+  --candidate "K15=$(for k in k15 k15s1 k15s2 k15s3 k15s4 k15s5; do printf '%s,' "$op${k}_sel5.json"; done | sed 's/,$//')" \
+  --real "K6=$(for k in k6r k6s1 k6s2 k6s3 k6s4 k6s5; do printf '%s,' "$rc$k.json"; done | sed 's/,$//')" \
+  --real "K15=$(for k in k15 k15s1 k15s2 k15s3 k15s4 k15s5; do printf '%s,' "$rc$k.json"; done | sed 's/,$//')" \
+  --out tools/results/recipe_k15_vs_k6_sel5_six.json
