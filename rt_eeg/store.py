@@ -81,9 +81,27 @@ def file_list_hash(items: Sequence, root: Path) -> str:
     return hashlib.sha256("\n".join(sorted(rows)).encode("utf-8")).hexdigest()
 
 
-def store_key(list_hash: str, feature_toml: str) -> str:
-    """Identity of a store: corpus file list + exact feature configuration + format version."""
+def file_times_hash(items: Sequence) -> str:
+    """sha256 of the modification times (ns) of every EDF and reference file, in item order.
+
+    Not part of :func:`file_list_hash`, which names a corpus portably (the same files copied
+    elsewhere hash the same); a cached store's key needs it: a corpus simulated again into the
+    same folder keeps every file's size, and only the times tell its old features apart.
+    """
+    rows = [
+        str(Path(p).stat().st_mtime_ns)
+        for it in items
+        for p in (it.edf, it.ref, getattr(it, "channel_ref", None))
+        if p is not None
+    ]
+    return hashlib.sha256("\n".join(rows).encode("utf-8")).hexdigest()
+
+
+def store_key(list_hash: str, feature_toml: str, times_hash: str = "") -> str:
+    """Identity of a store: corpus file list (+ the files' times, :func:`file_times_hash`) +
+    exact feature configuration + format version."""
     text = f"v{STORE_VERSION}\n{list_hash}\n{feature_toml}"
+    text += f"\n{times_hash}" if times_hash else ""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

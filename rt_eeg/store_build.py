@@ -12,11 +12,13 @@ A stored recording holds the same rows as a corpus item when (:func:`match_recor
 - it is the same file: the same absolute path (the store's ``root`` joined with the recording
   ``name``); a store written before ``root`` was recorded is matched by the name relative to
   the corpus root;
-- its source identity agrees: the byte sizes of the EDF and label files (``edf_bytes``,
-  ``ref_bytes``, ``channel_ref_bytes``) recorded at build time equal the files' sizes now; for
-  a store written before sizes were recorded, the number of frames and the channels the EDF
-  header implies (the file is opened, its signal is not read) equal the stored ones. That older
-  match cannot see a changed label file, so it is logged.
+- its source identity agrees: the byte sizes and modification times (ns) of the EDF and label
+  files (``edf_bytes``, ``ref_bytes``, ``channel_ref_bytes``, ``*_mtime_ns``) recorded at build
+  time equal the files' now. Sizes alone cannot see a recording simulated again in place (an
+  EDF's size follows from its duration and channels, not its content). For an older store,
+  weaker matches are used and logged: the sizes, when it recorded no times; the number of
+  frames and the channels the EDF header implies (the file is opened, its signal is not read),
+  when it recorded no sizes either (that cannot see a changed label file).
 
 The split is not part of the match: features, labels and context do not depend on it, and the
 new store's entry takes the new item's split (a recording moved from dev to train is reused).
@@ -47,34 +49,39 @@ from rt_eeg.store import (
     per_channel_file,
 )
 
-#: Per-recording index.json fields naming the files the rows were computed from.
-IDENTITY_FIELDS = ("edf_bytes", "ref_bytes", "channel_ref_bytes")
+#: Per-recording index.json fields: the sizes of the files the rows were computed from ...
+SIZE_FIELDS = ("edf_bytes", "ref_bytes", "channel_ref_bytes")
+#: ... and their modification times (an in-place rewrite keeps the sizes, not the times).
+IDENTITY_FIELDS = SIZE_FIELDS + ("edf_mtime_ns", "ref_mtime_ns", "channel_ref_mtime_ns")
 
 
 # --------------------------------------------------------------------------- source identity
 
 
 def source_identity(item) -> dict:
-    """Byte sizes of the files a recording's rows come from.
+    """Byte sizes and modification times of the files a recording's rows come from.
 
     Returns
     -------
     identity : dict
-        ``edf_bytes``, ``ref_bytes`` and ``channel_ref_bytes`` (None where the item has no
-        such file); the EDF missing raises nothing here (its read reports it).
+        :data:`IDENTITY_FIELDS`: ``edf_bytes``, ``ref_bytes``, ``channel_ref_bytes`` and the
+        matching ``*_mtime_ns`` (None where the item has no such file); the EDF missing raises
+        nothing here (its read reports it).
     """
-
-    def size(p) -> int | None:
-        try:
-            return None if p is None else Path(p).stat().st_size
-        except OSError:
-            return None
-
-    return {
-        "edf_bytes": size(item.edf),
-        "ref_bytes": size(item.ref),
-        "channel_ref_bytes": size(per_channel_file(item.edf, getattr(item, "channel_ref", None))),
+    files = {
+        "edf": item.edf,
+        "ref": item.ref,
+        "channel_ref": per_channel_file(item.edf, getattr(item, "channel_ref", None)),
     }
+    out: dict = {}
+    for kind, p in files.items():
+        try:
+            st = None if p is None else Path(p).stat()
+        except OSError:
+            st = None
+        out[f"{kind}_bytes"] = None if st is None else st.st_size
+        out[f"{kind}_mtime_ns"] = None if st is None else st.st_mtime_ns
+    return {f: out[f] for f in IDENTITY_FIELDS}
 
 
 def _header_matches(edf: Path, entry: dict, cfg) -> bool:
@@ -131,8 +138,9 @@ def match_recordings(
     -------
     matches : list of (int or None), shape (n,)
         Index into ``store.index["recordings"]`` (or ``["skipped"]``), None when not held.
-    n_by_length : int
-        How many matched an older store by name and header length (no sizes recorded).
+    n_weak : int
+        How many matched an older store by a weaker identity: by sizes (no times recorded) or
+        by name and header length (no sizes either).
     """
     if store.index.get("feature_config") != feature_config.to_toml():
         return [None] * len(items), 0
@@ -145,21 +153,32 @@ def match_recordings(
         by_key = {e["name"]: i for i, e in enumerate(entries)}
         keys = list(names)
     matches: list[int | None] = []
-    n_by_length = 0
+    n_weak = 0
     for item, key, ident in zip(items, keys, identities, strict=True):
         i = by_key.get(key)
         if i is not None:
             entry = entries[i]
-            if IDENTITY_FIELDS[0] in entry:
+            if IDENTITY_FIELDS[-1] in entry:
                 ok = all(entry.get(f) == ident[f] for f in IDENTITY_FIELDS)
+            elif SIZE_FIELDS[0] in entry:
+                ok = all(entry.get(f) == ident[f] for f in SIZE_FIELDS)
+                n_weak += ok
             elif skipped:
                 ok = False
             else:
                 ok = _header_matches(Path(item.edf), entry, feature_config)
-                n_by_length += ok
+                n_weak += ok
             i = i if ok else None
         matches.append(i)
-    return matches, n_by_length
+    return matches, n_weak
+
+
+def weak_match_note(what: str, n: int) -> str:
+    """The log line for ``n`` recordings of an older store matched by a weaker identity."""
+    return (
+        f"{what} predates recorded file times: {n} recordings matched by file sizes or header "
+        "length only (a recording rewritten in place is not detected; rebuild to be sure)"
+    )
 
 
 def plan_reuse(
@@ -185,19 +204,16 @@ def plan_reuse(
             log(f"reuse store {store.path}: not used, its feature configuration differs")
             continue
         todo = [k for k, p in enumerate(plan) if p is None]
-        found, n_by_length = _match_some(store, items, names, root, feature_config, identities,
-                                         todo)  # fmt: skip
+        found, n_weak = _match_some(store, items, names, root, feature_config, identities,
+                                    todo)  # fmt: skip
         n = 0
         for k, i in zip(todo, found, strict=True):
             if i is not None:
                 plan[k] = (store, i)
                 n += 1
         log(f"reuse store {store.path}: holds {n} of the {len(items)} recordings")
-        if n_by_length:
-            log(
-                f"reuse store {store.path} predates recorded file sizes: {n_by_length} recordings "
-                "matched by name and length (label files not checked)"
-            )
+        if n_weak:
+            log(weak_match_note(f"reuse store {store.path}", n_weak))
     return plan
 
 
@@ -390,17 +406,17 @@ def subset_view(
         has the entries (name, split, patient, sizes) and ``skipped`` list a fresh build
         would write, and ``subset_of`` naming the store; None when some item is not held (or
         was skipped there with other file sizes).
-    n_by_length : int
-        Recordings matched by name and length in an older store (see the module docstring).
+    n_weak : int
+        Recordings matched by a weaker identity in an older store (see the module docstring).
     """
     names = [os.path.relpath(it.edf, root) for it in items]
     identities = [source_identity(it) for it in items]
-    held, n_by_length = match_recordings(store, items, names, root, feature_config, identities)
+    held, n_weak = match_recordings(store, items, names, root, feature_config, identities)
     todo = [k for k, i in enumerate(held) if i is None]
     skipped, _ = _match_some(store, items, names, root, feature_config, identities, todo,
                              skipped=True)  # fmt: skip
     if any(s is None for s in skipped):
-        return None, n_by_length
+        return None, n_weak
     problems = dict(zip(todo, skipped, strict=True))
     entries, recs, skips = store.index["recordings"], [], []
     new_entries = []
@@ -433,4 +449,4 @@ def subset_view(
             "n_recordings": len(entries),
         },
     }
-    return store.subset(recs, meta), n_by_length
+    return store.subset(recs, meta), n_weak

@@ -116,7 +116,7 @@ def train_corpus(
     """
     from rt_eeg.features import FeatureConfig
     from rt_eeg.io.corpus import find_recordings
-    from rt_eeg.store import default_store_dir, file_list_hash, store_key
+    from rt_eeg.store import default_store_dir, file_list_hash, file_times_hash, store_key
     from rt_eeg.store_build import build_store
 
     resolve_device(device)  # refuse --device gpu without a GPU before the long feature pass
@@ -150,7 +150,7 @@ def train_corpus(
         dataclasses.replace(it, split="dev") for it in dev
     ]
     list_hash = file_list_hash(items, root)
-    key = store_key(list_hash, fcfg.to_toml())
+    key = store_key(list_hash, fcfg.to_toml(), file_times_hash(items))
     store_path = Path(store_dir) if store_dir else default_store_dir(key)
     meta = {"key": key, "file_list_sha256": list_hash, "corpus": str(corpus.resolve())}
     # open every reuse store first: a bad folder is refused before any work
@@ -336,21 +336,18 @@ def _open_store_if_current(path: Path, key: str) -> FeatureStore | None:
 
 def _open_subset(path: Path, items, root, fcfg, meta: dict, log) -> FeatureStore | None:
     """The view of the complete store at ``path`` (another key) holding every item, or None."""
-    from rt_eeg.store_build import subset_view
+    from rt_eeg.store_build import subset_view, weak_match_note
 
     store = _open_complete(path)
     if store is None:
         return None
-    view, n_by_length = subset_view(store, items, root, fcfg, meta)
+    view, n_weak = subset_view(store, items, root, fcfg, meta)
     if view is None:
         return None
     log(
         f"training on {len(view.index['recordings'])} of the {len(store.index['recordings'])} "
         f"recordings of feature store {path} (it holds every listed recording)"
     )
-    if n_by_length:
-        log(
-            f"feature store {path} predates recorded file sizes: {n_by_length} recordings "
-            "matched by name and length (label files not checked)"
-        )
+    if n_weak:
+        log(weak_match_note(f"feature store {path}", n_weak))
     return view

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 
 import numpy as np
@@ -12,7 +13,13 @@ import pytest
 from rt_eeg.features import FeatureConfig
 from rt_eeg.io.corpus import find_recordings
 from rt_eeg.store import FeatureStore
-from rt_eeg.store_build import build_store, plan_reuse, source_identity, subset_view
+from rt_eeg.store_build import (
+    IDENTITY_FIELDS,
+    build_store,
+    plan_reuse,
+    source_identity,
+    subset_view,
+)
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -145,13 +152,26 @@ def test_reuse_requires_same_files_and_feature_settings(corpora, tmp_path):
     index = json.loads((changed / "index.json").read_text())
     entry = next(r for r in index["recordings"] if "aa05" in r["name"])
     entry["ref_bytes"] += 1  # its label file has changed since
+    rewritten = next(r for r in index["recordings"] if "aa06" in r["name"])
+    rewritten["edf_mtime_ns"] -= 10**9  # rewritten in place since: same sizes, a new time
     (changed / "index.json").write_text(json.dumps(index))
     lines = []
     plan = plan_reuse(
         a, names, top / "A", FeatureConfig(), ids, [FeatureStore(changed)], lines.append
     )
     held = [p is not None for p in plan]
-    assert held == [("aa04" not in n and "aa05" not in n) for n in names]
+    assert held == [all(p not in n for p in ("aa04", "aa05", "aa06")) for n in names]
+    # a store that recorded sizes but no times: matched by sizes, and said so
+    for entry in index["recordings"] + index["skipped"]:
+        for field in IDENTITY_FIELDS[3:]:
+            del entry[field]
+    (changed / "index.json").write_text(json.dumps(index))
+    lines = []
+    plan = plan_reuse(
+        a, names, top / "A", FeatureConfig(), ids, [FeatureStore(changed)], lines.append
+    )
+    assert [p is not None for p in plan] == [("aa04" not in n and "aa05" not in n) for n in names]
+    assert "4 recordings matched by file sizes or header length only" in lines[-1], lines
     # another feature configuration: the store is not used at all
     other = FeatureConfig(f_max=39.0)
     plan = plan_reuse(a, names, top / "A", other, ids, [FeatureStore(changed)], lines.append)
@@ -169,7 +189,7 @@ def test_reuse_of_an_older_store_matches_name_and_length(corpora, tmp_path):
     index = json.loads((old / "index.json").read_text())
     del index["root"]
     for entry in index["recordings"] + index["skipped"]:
-        for field in ("edf_bytes", "ref_bytes", "channel_ref_bytes"):
+        for field in IDENTITY_FIELDS:
             del entry[field]
     next(r for r in index["recordings"] if "aa01" in r["name"])["n_frames"] += 10
     (old / "index.json").write_text(json.dumps(index))
@@ -180,7 +200,7 @@ def test_reuse_of_an_older_store_matches_name_and_length(corpora, tmp_path):
     reused = build_store(a, top / "A", old, cfg, reuse=[FeatureStore(old)], log=lines.append)
     _assert_same_store(scratch, reused)
     assert json.loads((reused / "index.json").read_text())["build_reused"] == 4
-    assert any("4 recordings matched by name and length" in ln for ln in lines), lines
+    assert any("4 recordings matched by file sizes or header length" in ln for ln in lines), lines
 
 
 def test_subset_view_equals_a_store_of_the_subset(corpora, tmp_path):
@@ -193,8 +213,8 @@ def test_subset_view_equals_a_store_of_the_subset(corpora, tmp_path):
     cfg = FeatureConfig()
     small = FeatureStore(build_store(items, top, tmp_path / "small", cfg, meta={"key": "k"}))
     big = FeatureStore(corpora["big"])
-    view, n_by_length = subset_view(big, items, top, cfg, {"key": "k"})
-    assert view is not None and n_by_length == 0
+    view, n_weak = subset_view(big, items, top, cfg, {"key": "k"})
+    assert view is not None and n_weak == 0
     assert view.index["subset_of"]["path"] == str(big.path)
     for field in ("recordings", "skipped", "root", "key", "n_rows", "n_label_rows"):
         assert view.index[field] == small.index[field], field
@@ -286,3 +306,25 @@ def test_the_store_key_knows_each_recordings_split(corpora):
     swapped = [dataclasses.replace(it, split="dev" if it.split == "train" else "train") for it in a]
     assert file_list_hash(a, root) != file_list_hash(swapped, root)
     assert file_list_hash(a, root) == file_list_hash(list(reversed(a)), root)  # order-free
+
+
+def test_the_store_key_sees_a_recording_rewritten_in_place(corpora, tmp_path):
+    """Simulating again into the same folder keeps every file's size: the modification time
+    makes it another store, so the old features are not trained on."""
+    from rt_eeg.store import file_list_hash, file_times_hash, store_key
+
+    src = _pick(corpora["a"], "aa01")[0]
+    folder = tmp_path / "c"
+    shutil.copytree(src.edf.parent, folder)
+    items = [dataclasses.replace(src, edf=folder / src.edf.name, ref=folder / src.ref.name)]
+    before = file_list_hash(items, tmp_path), file_times_hash(items)
+    ident = source_identity(items[0])
+    st = items[0].edf.stat()
+    os.utime(items[0].edf, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert items[0].edf.stat().st_size == st.st_size
+    after = file_list_hash(items, tmp_path), file_times_hash(items)
+    assert after[0] == before[0]  # the corpus's portable name is the same ...
+    # ... its store is not
+    assert store_key(after[0], "f", after[1]) != store_key(before[0], "f", before[1])
+    now = source_identity(items[0])
+    assert now["edf_bytes"] == ident["edf_bytes"] and now["edf_mtime_ns"] != ident["edf_mtime_ns"]
