@@ -24,6 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 from rt_eeg.store import FeatureStore
+from rt_eeg.train_data import equal_shares
 
 
 def minable_negatives(store: FeatureStore, neg: np.ndarray, margin_epochs: int) -> np.ndarray:
@@ -159,8 +160,7 @@ def balanced_candidates(
         The source index of each drawn row (``0 .. n_sources - 1`` over the sources present).
     """
     present = np.unique(source)
-    share = np.full(present.size, k // present.size)
-    share[: k % present.size] += 1
+    share = equal_shares(k, present.size)
     rows, srcs = [], []
     for i, (s, n) in enumerate(zip(present, share, strict=True)):
         rows.append(rng.choice(minable[source == s], int(n), replace=False))

@@ -103,13 +103,20 @@ def source_balanced_half(
         as :func:`balanced_order` draws (a source with fewer rows than its share repeats them).
     """
     present = np.unique(source)
-    share = np.full(present.size, k // present.size)
-    share[: k % present.size] += 1
+    share = equal_shares(k, present.size)
     parts = []
     for s, n in zip(present, share, strict=True):
         sel = source == s
         parts.append(_draw(rng, rows[sel], int(n), None if weight is None else weight[sel]))
     return np.concatenate(parts).astype(np.int64)
+
+
+def equal_shares(k: int, n: int) -> np.ndarray:
+    """``k`` split into ``n`` integer shares as equal as possible, the first ``k % n`` one
+    more; int64 shape (n,)."""
+    share = np.full(n, k // n, dtype=np.int64)
+    share[: k % n] += 1
+    return share
 
 
 def parse_sources(text: str) -> tuple[str, ...]:
