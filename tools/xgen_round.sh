@@ -64,8 +64,22 @@ recipe5() {  # NAME
     --real "K6=${rc}k6r.json,${rc}k6s1.json,${rc}k6s2.json" --real "$up=$(files "$rc" .json "$1")" \
     --out "tools/results/recipe_${1}_vs_k6_sel5.json"
 }
-# (NAME, NAMEs1, NAMEs2), each judged; then the three-seed rule against K6's seeds.
-seeds() { local s; for s in 0 1 2; do echo "$1$([ "$s" = 0 ] || echo "s$s")"; done; }
+# The six-seed rule on SELECT v2 for recipe NAME against REF's six seeds (amendment 30; REF
+# defaults to K6's, whose seed 0 folder is k6r); JUDGE=1: each seed judged (judge5) first.
+recipe6() {  # NAME
+  local op=tools/results/operating_point_ rc=tools/results/real_checks_ k ref=${REF:-k6}
+  local -a refs; if [ "$ref" = k6 ]; then refs=(k6r k6s1 k6s2 k6s3 k6s4 k6s5); else
+    mapfile -t refs < <(NSEEDS=6 seeds "$ref"); fi
+  if [ -n "${JUDGE:-}" ]; then for k in $(NSEEDS=6 seeds "$1"); do judge5 "$k"; done; fi
+  python tools/judge_recipes.py \
+    --reference "${ref^^}=$(printf "$op%s_sel5.json\n" "${refs[@]}" | paste -sd,)" \
+    --candidate "${1^^}=$(NSEEDS=6 files "$op" _sel5.json "$1")" \
+    --real "${ref^^}=$(printf "$rc%s.json\n" "${refs[@]}" | paste -sd,)" \
+    --real "${1^^}=$(NSEEDS=6 files "$rc" .json "$1")" \
+    --out "tools/results/recipe_${1}_vs_${ref}_sel5_six.json"
+}
+# (NAME, NAMEs1, NAMEs2, ... NSEEDS of them, default 3): the recipe's seed folders.
+seeds() { local s; for s in $(seq 0 $((${NSEEDS:-3} - 1))); do echo "$1$([ "$s" = 0 ] || echo "s$s")"; done; }
 files() {  # PREFIX SUFFIX NAME -> PREFIXnameSUFFIX,... over the recipe's seeds
   seeds "$3" | sed "s|.*|$1&$2|" | paste -sd,
 }
@@ -329,3 +343,8 @@ python tools/judge_recipes.py \
   --real "K6=$(for k in k6r k6s1 k6s2 k6s3 k6s4 k6s5; do printf '%s,' "$rc$k.json"; done | sed 's/,$//')" \
   --real "K15=$(for k in k15 k15s1 k15s2 k15s3 k15s4 k15s5; do printf '%s,' "$rc$k.json"; done | sed 's/,$//')" \
   --out tools/results/recipe_k15_vs_k6_sel5_six.json
+# amendment 30: K17 = seizure half balanced + balanced mining, six seeds from the start
+# (REF=k15 if amendment 29 adopted K15's recipe)
+NSEEDS=6 LIST=trainX5 STORE=storeX5 train3 k17 --balance-sources A+A3+B,XT1,XT2,XE,XH \
+  --balance-halves seizure --balance-mining
+NSEEDS=6 JUDGE=1 recipe6 k17
