@@ -8,9 +8,10 @@ Reads what ``tools/make_default_model.sh`` produced under ``--work``:
 - ``eval_O/report.json``: the training families on patients never seen (own distribution);
 - ``eval_R/report.json``: the fresh REPORT2 families (no corpus that trains, selects or tunes
   holds them);
-- ``eval_XS``, ``eval_XR``, ``eval_XRB``, ``eval_XCC``: corpora of the independently written
-  generators (``rt_eeg/xsim``): SELECT (nmm), REPORT (atlas; XRB at real TUSZ seizure times)
-  and the confirmation of protocol amendment 7 (mvar);
+- ``eval_XS``, ``eval_XR``, ``eval_XRB``, ``eval_XCC``, ``eval_XTD``, ``eval_XEB``, ``eval_XHB``:
+  corpora of the independently written generators (``rt_eeg/xsim``): SELECT (nmm), REPORT
+  (atlas; XRB at real TUSZ seizure times; tide), the confirmation of protocol amendment 7
+  (mvar), and two generators the model trains on at real TUSZ times (epileptor, hopf);
 - ``tools/results/real_checks_<model>.json``: real EEG (``tools/real_checks.py``).
 
 Per seizure family, OVLP sensitivity is computed from each recording's
@@ -49,6 +50,11 @@ ROLES = {
     "XRB": "REPORT generator atlas at the real TUSZ v2 sample's seizure times, rates and montages",
     "XCC": "generator mvar (written after round 2; XC + XCB at real TUSZ times): the confirmation "
            "of protocol amendment 7, which chose between K5 and K6",
+    "XTD": "REPORT generator tide (written 2026-11-26; trained, selected and tuned on by no model)",
+    "XEB": "generator epileptor at the real TUSZ v2 sample's seizure times: a generator the model "
+           "trains on (XE), recordings it never saw",
+    "XHB": "generator hopf at the real TUSZ v2 sample's seizure times: a generator the model trains "
+           "on (XH), recordings it never saw",
 }
 
 
