@@ -40,7 +40,9 @@ judge() {  # K
 # SELECT v2 (amendment 23): an already judged seed decoded on XT3 (simple) and XT4 (atoms)
 # too, and tuned on the five voices SS, XS, XCC, XT3, XT4 (means over corpora).
 judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not done yet)
-  [ -f "$WORK/$1/postprocess.toml" ] || cp models/default/postprocess.toml "$WORK/$1/"
+  # K6's point, the one every seed since amendment 23 was judged with: the real checks rank
+  # CHB-MIT pieces by its top_k (not models/default's, which changed with amendment 29)
+  [ -f "$WORK/$1/postprocess.toml" ] || cp "$WORK/k6/postprocess.toml" "$WORK/$1/"
   for c in SEL XCC XT3 XT4; do
     [ -f "$WORK/eval_${1}_$c/report.json" ] && continue  # written last, atomically
     rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$1" --out "$WORK/eval_${1}_$c" --workers "$J"
@@ -48,7 +50,7 @@ judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not d
   python tools/operating_point.py --model "$WORK/$1" --weigh corpora --target-fa 5 --workers "$J" \
     --tune SS="$WORK/SS.list:$WORK/eval_${1}_SEL" --tune XS="$WORK/XS.list:$WORK/eval_${1}_SEL" \
     --tune XCC="$WORK/XCC.list:$WORK/eval_${1}_XCC" --tune XT3="$WORK/XT3.list:$WORK/eval_${1}_XT3" \
-    --tune XT4="$WORK/XT4.list:$WORK/eval_${1}_XT4" --fixed shipped=models/default/postprocess.toml \
+    --tune XT4="$WORK/XT4.list:$WORK/eval_${1}_XT4" --fixed shipped="$WORK/k6/postprocess.toml" \
     --quiet --out "tools/results/operating_point_${1}_sel5.json" --toml "$WORK/op_${1}_sel5.toml"
   [ -f "tools/results/real_checks_$1.json" ] ||
     python tools/real_checks.py --model "$WORK/$1" --no-bonn --out "tools/results/real_checks_$1.json"
