@@ -68,15 +68,17 @@ COPY_ROWS = 1 << 16
 # --------------------------------------------------------------------------- corpus identity
 
 
+def _item_files(it) -> list[Path]:
+    """The files a corpus item's rows are computed from: its EDF and reference file(s)."""
+    return [Path(p) for p in (it.edf, it.ref, getattr(it, "channel_ref", None)) if p is not None]
+
+
 def file_list_hash(items: Sequence, root: Path) -> str:
     """sha256 of the sorted relative paths and sizes of every EDF and reference file, and of
     each recording's split (the same files with train and dev swapped are another store)."""
     rows = []
     for it in items:
-        for p in (it.edf, it.ref, getattr(it, "channel_ref", None)):
-            if p is not None:
-                p = Path(p)
-                rows.append(f"{os.path.relpath(p, root)}\t{p.stat().st_size}")
+        rows += [f"{os.path.relpath(p, root)}\t{p.stat().st_size}" for p in _item_files(it)]
         rows.append(f"{os.path.relpath(it.edf, root)}\tsplit\t{getattr(it, 'split', '')}")
     return hashlib.sha256("\n".join(sorted(rows)).encode("utf-8")).hexdigest()
 
@@ -88,20 +90,14 @@ def file_times_hash(items: Sequence) -> str:
     elsewhere hash the same); a cached store's key needs it: a corpus simulated again into the
     same folder keeps every file's size, and only the times tell its old features apart.
     """
-    rows = [
-        str(Path(p).stat().st_mtime_ns)
-        for it in items
-        for p in (it.edf, it.ref, getattr(it, "channel_ref", None))
-        if p is not None
-    ]
+    rows = [str(p.stat().st_mtime_ns) for it in items for p in _item_files(it)]
     return hashlib.sha256("\n".join(rows).encode("utf-8")).hexdigest()
 
 
-def store_key(list_hash: str, feature_toml: str, times_hash: str = "") -> str:
-    """Identity of a store: corpus file list (+ the files' times, :func:`file_times_hash`) +
+def store_key(list_hash: str, feature_toml: str, times_hash: str) -> str:
+    """Identity of a store: corpus file list + the files' times (:func:`file_times_hash`) +
     exact feature configuration + format version."""
-    text = f"v{STORE_VERSION}\n{list_hash}\n{feature_toml}"
-    text += f"\n{times_hash}" if times_hash else ""
+    text = f"v{STORE_VERSION}\n{list_hash}\n{feature_toml}\n{times_hash}"
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

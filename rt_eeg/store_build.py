@@ -52,7 +52,8 @@ from rt_eeg.store import (
 #: Per-recording index.json fields: the sizes of the files the rows were computed from ...
 SIZE_FIELDS = ("edf_bytes", "ref_bytes", "channel_ref_bytes")
 #: ... and their modification times (an in-place rewrite keeps the sizes, not the times).
-IDENTITY_FIELDS = SIZE_FIELDS + ("edf_mtime_ns", "ref_mtime_ns", "channel_ref_mtime_ns")
+TIME_FIELDS = ("edf_mtime_ns", "ref_mtime_ns", "channel_ref_mtime_ns")
+IDENTITY_FIELDS = SIZE_FIELDS + TIME_FIELDS
 
 
 # --------------------------------------------------------------------------- source identity
@@ -158,7 +159,7 @@ def match_recordings(
         i = by_key.get(key)
         if i is not None:
             entry = entries[i]
-            if IDENTITY_FIELDS[-1] in entry:
+            if TIME_FIELDS[0] in entry:
                 ok = all(entry.get(f) == ident[f] for f in IDENTITY_FIELDS)
             elif SIZE_FIELDS[0] in entry:
                 ok = all(entry.get(f) == ident[f] for f in SIZE_FIELDS)

@@ -15,6 +15,7 @@ from rt_eeg.io.corpus import find_recordings
 from rt_eeg.store import FeatureStore
 from rt_eeg.store_build import (
     IDENTITY_FIELDS,
+    TIME_FIELDS,
     build_store,
     plan_reuse,
     source_identity,
@@ -163,7 +164,7 @@ def test_reuse_requires_same_files_and_feature_settings(corpora, tmp_path):
     assert held == [all(p not in n for p in ("aa04", "aa05", "aa06")) for n in names]
     # a store that recorded sizes but no times: matched by sizes, and said so
     for entry in index["recordings"] + index["skipped"]:
-        for field in IDENTITY_FIELDS[3:]:
+        for field in TIME_FIELDS:
             del entry[field]
     (changed / "index.json").write_text(json.dumps(index))
     lines = []

@@ -55,31 +55,22 @@ judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not d
   [ -f "tools/results/real_checks_$1.json" ] ||
     python tools/real_checks.py --model "$WORK/$1" --no-bonn --out "tools/results/real_checks_$1.json"
 }
-# The three-seed rule on SELECT v2 for recipe NAME against K6's seeds (amendment 23);
-# JUDGE=1: each seed judged (judge5) first.
-recipe5() {  # NAME
-  local up=${1^^} op=tools/results/operating_point_ rc=tools/results/real_checks_ k
+# The N-seed rule on SELECT v2 (amendments 23 and 29-30) for recipe NAME against REF's first
+# N = NSEEDS seeds (REF defaults to K6's recipe, whose seed 0 folder is k6r) -> OUT_JSON;
+# JUDGE=1: each seed of NAME judged (judge5) first.
+recipe_rule() {  # NAME OUT_JSON
+  local op=tools/results/operating_point_ rc=tools/results/real_checks_ k ref=${REF:-k6}
+  local -a refs; mapfile -t refs < <(seeds "$ref")
+  [ "$ref" = k6 ] && refs[0]=k6r
   if [ -n "${JUDGE:-}" ]; then for k in $(seeds "$1"); do judge5 "$k"; done; fi
   python tools/judge_recipes.py \
-    --reference "K6=${op}k6r_sel5.json,${op}k6s1_sel5.json,${op}k6s2_sel5.json" \
-    --candidate "$up=$(files "$op" _sel5.json "$1")" \
-    --real "K6=${rc}k6r.json,${rc}k6s1.json,${rc}k6s2.json" --real "$up=$(files "$rc" .json "$1")" \
-    --out "tools/results/recipe_${1}_vs_k6_sel5.json"
-}
-# The six-seed rule on SELECT v2 for recipe NAME against REF's six seeds (amendment 30; REF
-# defaults to K6's, whose seed 0 folder is k6r); JUDGE=1: each seed judged (judge5) first.
-recipe6() {  # NAME
-  local op=tools/results/operating_point_ rc=tools/results/real_checks_ k ref=${REF:-k6}
-  local -a refs; if [ "$ref" = k6 ]; then refs=(k6r k6s1 k6s2 k6s3 k6s4 k6s5); else
-    mapfile -t refs < <(NSEEDS=6 seeds "$ref"); fi
-  if [ -n "${JUDGE:-}" ]; then for k in $(NSEEDS=6 seeds "$1"); do judge5 "$k"; done; fi
-  python tools/judge_recipes.py \
     --reference "${ref^^}=$(printf "$op%s_sel5.json\n" "${refs[@]}" | paste -sd,)" \
-    --candidate "${1^^}=$(NSEEDS=6 files "$op" _sel5.json "$1")" \
+    --candidate "${1^^}=$(files "$op" _sel5.json "$1")" \
     --real "${ref^^}=$(printf "$rc%s.json\n" "${refs[@]}" | paste -sd,)" \
-    --real "${1^^}=$(NSEEDS=6 files "$rc" .json "$1")" \
-    --out "tools/results/recipe_${1}_vs_${ref}_sel5_six.json"
+    --real "${1^^}=$(files "$rc" .json "$1")" --out "$2"
 }
+recipe5() { NSEEDS=3 recipe_rule "$1" "tools/results/recipe_${1}_vs_${REF:-k6}_sel5.json"; }  # NAME
+recipe6() { NSEEDS=6 recipe_rule "$1" "tools/results/recipe_${1}_vs_${REF:-k6}_sel5_six.json"; }
 # (NAME, NAMEs1, NAMEs2, ... NSEEDS of them, default 3): the recipe's seed folders.
 seeds() { local s; for s in $(seq 0 $((${NSEEDS:-3} - 1))); do echo "$1$([ "$s" = 0 ] || echo "s$s")"; done; }
 files() {  # PREFIX SUFFIX NAME -> PREFIXnameSUFFIX,... over the recipe's seeds
@@ -338,15 +329,9 @@ for s in 3 4 5; do
     --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining
 done
 for s in 3 4 5; do judge5 "k6s$s"; judge5 "k15s$s"; done
-op=tools/results/operating_point_ rc=tools/results/real_checks_
-python tools/judge_recipes.py \
-  --reference "K6=$(for k in k6r k6s1 k6s2 k6s3 k6s4 k6s5; do printf '%s,' "$op${k}_sel5.json"; done | sed 's/,$//')" \
-  --candidate "K15=$(for k in k15 k15s1 k15s2 k15s3 k15s4 k15s5; do printf '%s,' "$op${k}_sel5.json"; done | sed 's/,$//')" \
-  --real "K6=$(for k in k6r k6s1 k6s2 k6s3 k6s4 k6s5; do printf '%s,' "$rc$k.json"; done | sed 's/,$//')" \
-  --real "K15=$(for k in k15 k15s1 k15s2 k15s3 k15s4 k15s5; do printf '%s,' "$rc$k.json"; done | sed 's/,$//')" \
-  --out tools/results/recipe_k15_vs_k6_sel5_six.json
+recipe6 k15
 # amendment 30: K17 = seizure half balanced + balanced mining, six seeds from the start
-# (REF=k15 if amendment 29 adopted K15's recipe)
+# (against K15's six seeds: amendment 29 adopted K15's recipe)
 NSEEDS=6 LIST=trainX5 STORE=storeX5 train3 k17 --balance-sources A+A3+B,XT1,XT2,XE,XH \
   --balance-halves seizure --balance-mining
-NSEEDS=6 JUDGE=1 recipe6 k17
+REF=k15 JUDGE=1 recipe6 k17
