@@ -195,23 +195,36 @@ def trial_for(cfg: PostprocessConfig, refs, stored) -> dict:
     return {"config": d} | ovlp_for(cfg, refs, stored)
 
 
-def choose_trial(trials: list[dict], target_fa_per_24h: float) -> int:
+def choose_trial(trials: list[dict], target_fa_per_24h: float, sens_slack: float = 0.0) -> int:
     """Index of :func:`tune`'s choice among ``trials``: the most sensitive within the target,
     then earliest median onset, then fewest false alarms; when none meets the target, the
-    fewest false alarms."""
+    fewest false alarms.
+
+    With ``sens_slack > 0`` (protocol amendment 31's latency clause) the earliest median onset
+    comes first among the qualifying trials within ``sens_slack`` percentage points of the best
+    sensitivity; then the most sensitive, then the fewest false alarms. A trial with no
+    detection has no onset and ranks last on it.
+    """
     ok = [
         i for i, t in enumerate(trials)
         if t["fa_per_24h"] <= target_fa_per_24h and t["sensitivity"] is not None
     ]  # fmt: skip
+    if not ok:
+        return min(range(len(trials)), key=lambda i: trials[i]["fa_per_24h"])
+
+    def lat(i):
+        v = trials[i].get("latency_median_s")
+        return v if v is not None else 1e9
 
     def rank(i):  # most sensitive; then earliest onset; then fewest false alarms
         t = trials[i]
-        lat = t.get("latency_median_s")
-        return (t["sensitivity"] or 0.0, -(lat if lat is not None else 1e9), -t["fa_per_24h"])
+        return (t["sensitivity"] or 0.0, -lat(i), -t["fa_per_24h"])
 
-    if ok:
-        return max(ok, key=rank)
-    return min(range(len(trials)), key=lambda i: trials[i]["fa_per_24h"])
+    if sens_slack > 0:
+        best = max(trials[i]["sensitivity"] for i in ok)
+        near = [i for i in ok if trials[i]["sensitivity"] >= best - sens_slack]
+        return min(near, key=lambda i: (lat(i), -trials[i]["sensitivity"], trials[i]["fa_per_24h"]))
+    return max(ok, key=rank)
 
 
 def plot_det(points: list[dict], chosen: dict | None, path: Path, title: str) -> None:

@@ -147,3 +147,46 @@ def test_weigh_corpora_gives_a_small_corpus_its_own_voice(tmp_path):
     per = t["corpora"]
     assert t["sensitivity"] == (per["BIG"]["sensitivity"] + per["SMALL"]["sensitivity"]) / 2 == 100.0
     assert t["fa_per_24h"] == (per["BIG"]["fa_per_24h"] + per["SMALL"]["fa_per_24h"]) / 2
+
+
+def test_dual_grid_adds_only_faster_early_paths(tmp_path):
+    """Amendment 31's grid: 340 points, none in the strict grid, each early path faster than its
+    base (fewer epochs) and either above its threshold or a rise; strict_dual is the union."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "postprocess.toml").write_text("threshold_on = 0.998\nthreshold_off = 0.499\n")
+    base = operating_point.load_postprocess_config(model)
+    dual, strict = operating_point.dual_grid(base), operating_point.strict_grid(base)
+    assert len(dual) == len(set(dual)) == 340 and not set(dual) & set(strict)
+    for c in dual:
+        assert c.early_epochs < c.onset_epochs and c.rise_delta == 0.0
+        assert (c.early_threshold > c.threshold_on and c.early_rise == 0.0) or (
+            c.early_threshold == 0.99 < c.threshold_on and c.early_rise == 0.2)
+    assert operating_point.GRIDS["strict_dual"](base) == strict + dual
+
+
+def test_sens_slack_chooses_the_earliest_near_best_point(tmp_path):
+    """Two seizures: one at 0.99995 from its second epoch, one that reaches only 0.9993. The
+    most sensitive points (threshold <= 0.999) wait for the slow rise; with a slack that admits
+    the one-seizure points, the rule takes the earliest onset among them."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "postprocess.toml").write_text("threshold_on = 0.998\nthreshold_off = 0.499\n")
+    a = _corpus(tmp_path, "A", [((100, 160), None), ((300, 360), None)])
+    npz = tmp_path / "A" / "eval" / "A_1.probs.npz"
+    with np.load(npz) as z:
+        d = dict(z)
+    d["probs"][300:360, :6] = np.linspace(0.05, 0.9993, 60)[:, None]  # slow, never 0.9995
+    np.savez(npz, **d)
+    docs = {}
+    for slack in ("0", "60"):
+        out, toml = tmp_path / f"s{slack}.json", tmp_path / f"s{slack}.toml"
+        assert operating_point.main(["--model", str(model), "--target-fa", "5", "--workers", "1", "--quiet",
+                                     "--tune", a, "--sens-slack", slack, "--out", str(out),
+                                     "--toml", str(toml)]) == 0  # fmt: skip
+        docs[slack] = json.loads(out.read_text())
+        assert docs[slack]["sens_slack"] == float(slack)
+    r0, r1 = (docs[s]["figures"]["chosen"]["pool"] for s in ("0", "60"))
+    assert r0["hits"] == 2 and r1["hits"] == 1
+    assert r1["latency_median_s"] < r0["latency_median_s"]
+    assert "earliest onset within 60.0 points" in (tmp_path / "s60.toml").read_text()

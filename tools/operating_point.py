@@ -7,7 +7,8 @@ per-recording probabilities ``rt-eeg evaluate`` stored (``NAME.probs.npz``):
   pool by :func:`rt_eeg.tuning.tune`'s rule (:func:`rt_eeg.tuning.choose_trial`) (most sensitive within ``--target-fa``, then
   earliest median onset, then fewest false alarms) over :func:`strict_grid`: the sweep's
   grid widened to stricter thresholds (0.999-0.9998) and longer confirmations (5 epochs),
-  where the low-false-alarm points of a decoder trained under a 50/50 prior lie;
+  where the low-false-alarm points of a decoder trained under a 50/50 prior lie
+  (``--sens-slack S``: the earliest onset among the points within S of the best);
 - every ``--report NAME=LIST:EVAL`` corpus is scored once per configuration, separately,
   and chooses nothing;
 - ``--fixed NAME=TOML`` adds configurations scored as they are (today's ``postprocess.toml``,
@@ -17,7 +18,8 @@ Writes the JSON (``--out``: the pool's and every corpus's figures for each confi
 every trial on the pool) and the chosen configuration as a postprocess TOML (``--toml``)
 with its figures in the header. ``--score-only`` skips the grid and scores the ``--fixed``
 configurations alone. ``--grid adapt`` searches the patient-relative onset gate
-(:func:`adapt_grid`) instead of :func:`strict_grid`; ``--weigh corpora`` chooses on the means
+(:func:`adapt_grid`) instead of :func:`strict_grid`, ``--grid strict_dual`` adds the
+dual-threshold early paths (:func:`dual_grid`; ``--grid dual``: those alone); ``--weigh corpora`` chooses on the means
 over the tuned corpora (:func:`macro_trials`: one voice per corpus, however many seizures it
 holds) instead of on their pool. It never writes into the model folder.
 
@@ -80,7 +82,40 @@ def adapt_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
             for th, onset, q, m in grid]  # fmt: skip
 
 
-GRIDS = {"strict": strict_grid, "adapt": adapt_grid}
+#: Amendment 31: the dual-threshold early paths added to the strict grid's bases.
+DUAL_EARLY_LEVELS = (0.999, 0.9995, 0.9998)
+DUAL_EARLY_EPOCHS = (1, 2, 3)
+DUAL_RISE_LEVEL, DUAL_RISE, DUAL_RISE_EPOCHS = 0.99, 0.2, (1, 2)
+
+
+def dual_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
+    """The dual-threshold points of amendment 31, to be taken together with
+    :func:`strict_grid` (which holds no early path): every strict base with rise 0, onset 2-5
+    epochs and top-2/4, with an early path faster than it,
+
+    - ``early_threshold`` in :data:`DUAL_EARLY_LEVELS` above the base threshold for fewer
+      ``early_epochs`` (1-3) than the base's ``onset_epochs``, no rise (a confident epoch
+      fires sooner); or
+    - ``early_threshold`` 0.99 after a rise of 0.2 within ``rise_epochs``, for 1-2 epochs
+      fewer than the base's, base threshold above 0.99 (a score that jumped fires sooner).
+
+    340 configurations.
+    """
+    out = []
+    for th, onset, k in itertools.product(STRICT_THRESHOLDS, (2, 3, 4, 5), (2, 4)):
+        b = base.replace(threshold_on=th, threshold_off=round(th * 0.5, 4), onset_epochs=onset,
+                         top_k=k, rise_delta=0.0)  # fmt: skip
+        out += [b.replace(early_threshold=e, early_epochs=n, early_rise=0.0)
+                for e, n in itertools.product(DUAL_EARLY_LEVELS, DUAL_EARLY_EPOCHS)
+                if e > th and n < onset]  # fmt: skip
+        if th > DUAL_RISE_LEVEL:
+            out += [b.replace(early_threshold=DUAL_RISE_LEVEL, early_epochs=n,
+                              early_rise=DUAL_RISE) for n in DUAL_RISE_EPOCHS if n < onset]  # fmt: skip
+    return out
+
+
+GRIDS = {"strict": strict_grid, "adapt": adapt_grid, "dual": dual_grid,
+         "strict_dual": lambda base: strict_grid(base) + dual_grid(base)}  # fmt: skip
 
 
 def macro_trials(per_corpus: dict[str, list[dict]]) -> list[dict]:
@@ -151,7 +186,13 @@ def main(argv=None) -> int:
     )
     p.add_argument("--grid", choices=sorted(GRIDS), default="strict",
                    help="strict: thresholds and confirmations (default); adapt: the "
-                        "patient-relative onset gate (protocol amendment 6)")  # fmt: skip
+                        "patient-relative onset gate (protocol amendment 6); dual: the "
+                        "dual-threshold early paths alone; strict_dual: strict + dual "
+                        "(amendment 31)")  # fmt: skip
+    p.add_argument("--sens-slack", type=float, default=0.0,
+                   help="latency clause (amendment 31): the earliest onset among the points "
+                        "within this many points of the best sensitivity (default 0: the most "
+                        "sensitive)")  # fmt: skip
     p.add_argument("--weigh", choices=("seizures", "corpora"), default="seizures",
                    help="seizures: pool the tuned corpora (default); corpora: score each "
                         "separately and choose on the means over corpora (amendment 8)")  # fmt: skip
@@ -193,7 +234,7 @@ def main(argv=None) -> int:
                 trials = run_trials(
                     grid, pool[1], pool[2], workers=args.workers, progress=not args.quiet
                 )
-            configs = {"chosen": grid[choose_trial(trials, args.target_fa)]} | fixed
+            configs = {"chosen": grid[choose_trial(trials, args.target_fa, args.sens_slack)]} | fixed
         figures = {
             name: ({"pool": full_figures(cfg, *pool)} if tuned else {})
             | {f"tune_{n}": full_figures(cfg, *c) for n, c in tuned.items()}
@@ -205,7 +246,7 @@ def main(argv=None) -> int:
         return 2
     doc = {
         "command": " ".join(sys.argv), "model": args.model, "target_fa_per_24h": args.target_fa,
-        "weigh": args.weigh,
+        "weigh": args.weigh, "grid": args.grid, "sens_slack": args.sens_slack,
         "tune": list(tuned), "report": list(reports),
         "configs": {n: c.to_dict() for n, c in configs.items()},
         "figures": figures, "n_trials": len(trials), "wall_s": round(time.perf_counter() - t0, 1),
@@ -219,8 +260,11 @@ def main(argv=None) -> int:
     import tomli_w
 
     how = "pooled" if args.weigh == "seizures" else "as one voice each (means over corpora)"
+    rule = (f", the earliest onset within {args.sens_slack} points of the best sensitivity"
+            if args.sens_slack > 0 else "")  # fmt: skip
     head = [f"Operating point (tools/operating_point.py) chosen on {' + '.join(tuned)} {how} for "
-            f"<= {args.target_fa} FA/24 h over {len(trials)} configurations."]  # fmt: skip
+            f"<= {args.target_fa} FA/24 h{rule} over {len(trials)} configurations "
+            f"(grid {args.grid})."]  # fmt: skip
     head += [f"{k}: {json.dumps(v)}" for k, v in figures["chosen"].items()]
     write_text_atomic(
         args.toml, "".join(f"# {x}\n" for x in head) + tomli_w.dumps(chosen.to_dict())
