@@ -1,9 +1,13 @@
 """An ensemble's stored decoder outputs from its members' (issue #12, amendment 10).
 
 ``rt-eeg evaluate`` stores each recording's per-channel P(seizure) as ``NAME.probs.npz``. An
-ensemble (:mod:`rt_eeg.ensemble`) outputs the mean of its members' P(seizure), so its stored
-outputs are the mean of the members' — up to float rounding, which the ensemble folder's own
-decoding checks. This writes them without decoding again: every recording present in all
+ensemble (:mod:`rt_eeg.ensemble`) outputs the mean of its members' P(seizure). For members
+without patient context that is the mean of the members' stored outputs, up to float rounding.
+For **context** members (``frame_lstm:context...``) it is only an approximation: decoded alone,
+a member keeps its context out of the epochs *it* calls seizure; inside the ensemble, out of the
+epochs the *ensemble* calls seizure, so the outputs part from the first gated epoch on (up to
+0.13 on a simulated recording, protocol amendment 32). Judge a context ensemble on its own
+decoding (``rt-eeg evaluate --model ENSEMBLE``). This writes the mean without decoding again: every recording present in all
 member folders gets ``OUT/NAME.probs.npz`` (the members must agree on epochs, channels,
 duration and montage). ``rt-eeg evaluate --out OUT`` then only re-postprocesses them, and
 ``tools/operating_point.py`` tunes on them.
