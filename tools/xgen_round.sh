@@ -37,6 +37,16 @@ judge() {  # K
     "tools/results/operating_point_${1}_macro.json" "$WORK/op_${1}_macro.toml"
   python tools/real_checks.py --model "$WORK/$1" --no-bonn --out "tools/results/real_checks_$1.json"
 }
+# K's decoder outputs on the five SELECT v2 voices (means over corpora), tuned over GRID ->
+# tools/results/operating_point_K$SUFFIX.json and $WORK/op_K$SUFFIX.toml
+tune5() {  # K GRID SUFFIX [operating_point.py option...]
+  local k=$1 grid=$2 suf=$3 e="$WORK/eval_$1"; shift 3
+  python tools/operating_point.py --model "$WORK/$k" --grid "$grid" --weigh corpora --target-fa 5 \
+    --workers "$J" --tune SS="$WORK/SS.list:${e}_SEL" --tune XS="$WORK/XS.list:${e}_SEL" \
+    --tune XCC="$WORK/XCC.list:${e}_XCC" --tune XT3="$WORK/XT3.list:${e}_XT3" \
+    --tune XT4="$WORK/XT4.list:${e}_XT4" "$@" \
+    --quiet --out "tools/results/operating_point_$k$suf.json" --toml "$WORK/op_$k$suf.toml"
+}
 # SELECT v2 (amendment 23): an already judged seed decoded on XT3 (simple) and XT4 (atoms)
 # too, and tuned on the five voices SS, XS, XCC, XT3, XT4 (means over corpora).
 judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not done yet)
@@ -47,11 +57,7 @@ judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not d
     [ -f "$WORK/eval_${1}_$c/report.json" ] && continue  # written last, atomically
     rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$1" --out "$WORK/eval_${1}_$c" --workers "$J"
   done
-  python tools/operating_point.py --model "$WORK/$1" --weigh corpora --target-fa 5 --workers "$J" \
-    --tune SS="$WORK/SS.list:$WORK/eval_${1}_SEL" --tune XS="$WORK/XS.list:$WORK/eval_${1}_SEL" \
-    --tune XCC="$WORK/XCC.list:$WORK/eval_${1}_XCC" --tune XT3="$WORK/XT3.list:$WORK/eval_${1}_XT3" \
-    --tune XT4="$WORK/XT4.list:$WORK/eval_${1}_XT4" --fixed shipped="$WORK/k6/postprocess.toml" \
-    --quiet --out "tools/results/operating_point_${1}_sel5.json" --toml "$WORK/op_${1}_sel5.toml"
+  tune5 "$1" strict _sel5 --fixed shipped="$WORK/k6/postprocess.toml"
   [ -f "tools/results/real_checks_$1.json" ] ||
     python tools/real_checks.py --model "$WORK/$1" --no-bonn --out "tools/results/real_checks_$1.json"
 }
@@ -335,3 +341,13 @@ recipe6 k15
 NSEEDS=6 LIST=trainX5 STORE=storeX5 train3 k17 --balance-sources A+A3+B,XT1,XT2,XE,XH \
   --balance-halves seizure --balance-mining
 REF=k15 JUDGE=1 recipe6 k17
+# amendment 31: the dual-threshold grid and the latency clause, judged leave-one-voice-out on
+# K15's six seeds (their strict-grid runs are judge5's)
+for k in $(NSEEDS=6 seeds k15); do tune5 "$k" dual _sel5_dual; done
+python tools/lovo_rule.py --slack 2 $(for k in $(NSEEDS=6 seeds k15); do
+  echo "--seed $k=tools/results/operating_point_${k}_sel5.json,tools/results/operating_point_${k}_sel5_dual.json"
+done) --out tools/results/lovo_amend31.json
+# amendment 32: E15x6, the ensemble of K15's six seeds, decoded with its own folder and judged
+# like a seed (judge5: strict grid, rule R0, real checks)
+rt-eeg ensemble --members "$(NSEEDS=6 seeds k15 | sed "s|^|$WORK/|" | paste -sd,)" --out "$WORK/e15x6"
+judge5 e15x6
