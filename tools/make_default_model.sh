@@ -134,6 +134,11 @@ python tools/operating_point.py --model "$MODEL" --weigh corpora --target-fa 5 -
 for c in O U U2 R XR XRB XTD XEB XHB; do
   rt-eeg evaluate --list "$WORK/$c.list" --model "$MODEL" --out "$WORK/eval_$c" --workers 2
 done
+# the replaced model's record (candidate rounds, predecessors, its held-out figures) carried over;
+# a rebuild of the same weights keeps the record as it is
+[ -f "$OUT/manifest.json" ] && python tools/manifest_history.py --old "$OUT/manifest.json" \
+  --old-postprocess "$OUT/postprocess.toml" --new "$MODEL/manifest.json" \
+  --previous-name "${PREVIOUS_NAME:-the default before $(date +%F)}"
 for f in model.keras model.tflite features.toml manifest.json data_order.npy postprocess.toml; do
   cp "$MODEL/$f" "$OUT/$f"
 done
