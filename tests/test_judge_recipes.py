@@ -13,10 +13,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from judge_recipes import judge, main, recipe  # noqa: E402
 
 
-def _op(path: Path, sens: dict[str, float], fa: float = 2.0) -> Path:
-    """An operating_point.py --weigh corpora JSON with the given per-corpus sensitivities."""
+def _op(path: Path, sens: dict[str, float], fa: float = 2.0, onset: float | None = None) -> Path:
+    """An operating_point.py --weigh corpora JSON with the given per-corpus sensitivities (and
+    median onsets ``onset`` s, the first corpus's ``onset + 2``; none when None)."""
     chosen = {"pool": {"sensitivity": 0.0, "fa_per_24h": 0.0}}
-    chosen.update({f"tune_{k}": {"sensitivity": v, "fa_per_24h": fa} for k, v in sens.items()})
+    for i, (k, v) in enumerate(sens.items()):
+        lat = None if onset is None else onset + (2.0 if i == 0 else 0.0)
+        chosen[f"tune_{k}"] = {"sensitivity": v, "fa_per_24h": fa, "latency_median_s": lat}
     path.write_text(json.dumps({"figures": {"chosen": chosen, "shipped": chosen}}))
     return path
 
@@ -26,9 +29,9 @@ def _real(path: Path, auc: float) -> Path:
     return path
 
 
-def _recipe(tmp: Path, name: str, means: list[float]) -> list[Path]:
+def _recipe(tmp: Path, name: str, means: list[float], onset: float | None = None) -> list[Path]:
     # per-corpus figures whose unweighted mean is the given seed mean
-    return [_op(tmp / f"{name}{i}.json", {"SS": m + 30, "XS": m, "XCC": m - 30})
+    return [_op(tmp / f"{name}{i}.json", {"SS": m + 30, "XS": m, "XCC": m - 30}, onset=onset)
             for i, m in enumerate(means)]
 
 
@@ -72,3 +75,22 @@ def test_a_missing_or_foreign_file_is_one_clear_error(tmp_path):
     for bad in (tmp_path / "absent.json", foreign):
         with pytest.raises(SystemExit, match="not an operating_point.py result"):
             recipe([bad], None)
+
+
+def test_latency_clause_is_a_second_way_to_win(tmp_path):
+    """Amendment 33: 2 s earlier at <= 5 points lower replaces; 1.9 s earlier, or 2 s earlier but
+    5.1 points lower, does not; the veto still holds."""
+    ref = recipe(_recipe(tmp_path, "r", [40.0, 42.0, 44.0], onset=14.0), None)  # mean 42
+    assert ref["onset_mean_s"] == pytest.approx(14.0 + 2.0 / 3, abs=0.01)  # one voice 2 s later
+    fast = recipe(_recipe(tmp_path, "f", [37.0, 37.0, 37.0], onset=12.0), None)  # -5, 2 s
+    d = judge(ref, fast, (2.0, 5.0))
+    assert d["latency_clause"]["onset_gain_s"] == 2.0 and d["replaces_reference"]
+    assert not judge(ref, fast)["replaces_reference"]  # without the clause: -5 points loses
+    slow = recipe(_recipe(tmp_path, "s", [42.0, 42.0, 42.0], onset=12.1), None)
+    assert not judge(ref, slow, (2.0, 5.0))["replaces_reference"]
+    worse = recipe(_recipe(tmp_path, "w", [36.9, 36.9, 36.9], onset=10.0), None)
+    assert not judge(ref, worse, (2.0, 5.0))["latency_clause"]["passes"]
+    reals = [_real(tmp_path / f"v{i}.json", auc) for i, auc in enumerate((0.9, 0.4, 0.9))]
+    vetoed = recipe(_recipe(tmp_path, "x", [37.0, 37.0, 37.0], onset=12.0), reals)
+    assert judge(ref, vetoed, (2.0, 5.0))["latency_clause"]["passes"]
+    assert not judge(ref, vetoed, (2.0, 5.0))["replaces_reference"]

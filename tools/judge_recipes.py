@@ -18,7 +18,10 @@ Usage::
         --candidate K9=tools/results/operating_point_k9_macro.json,... \\
         --real K9=tools/results/real_checks_k9.json,... --out tools/results/recipe_k9.json
 
-``--real`` (optional, per recipe, in the seeds' order) applies the veto.
+``--real`` (optional, per recipe, in the seeds' order) applies the veto. ``--latency-clause
+GAIN_S:MAX_LOSS`` (amendment 33) adds a second way to win: the seeds' mean onset (each seed's
+mean over voices of the median decision-epoch onset at its point) at least GAIN_S s earlier than
+the reference's, with a mean at most MAX_LOSS points lower.
 """
 
 from __future__ import annotations
@@ -50,10 +53,13 @@ def seed_figures(op_json: Path) -> dict:
         raise SystemExit(f"{op_json}: no tune_* corpora under figures.chosen (not a --weigh run?)")
     mean = sum(v["sensitivity"] for v in corpora.values()) / len(corpora)
     fa = sum(v["fa_per_24h"] for v in corpora.values()) / len(corpora)
+    lat = [v["latency_median_s"] for v in corpora.values() if v.get("latency_median_s") is not None]
     return {
         "file": str(op_json),
         "select_mean": round(mean, 2),
         "fa_mean": round(fa, 2),
+        # the mean over voices with a detection of the median decision-epoch onset (amendment 33)
+        "onset_mean_s": round(sum(lat) / len(lat), 2) if lat else None,
         "corpora": {k: round(v["sensitivity"], 1) for k, v in corpora.items()},
     }
 
@@ -77,25 +83,35 @@ def recipe(files: list[Path], real: list[Path] | None) -> dict:
             s["chb01_auc"] = round(chb01_auc(r), 3)
     means = [s["select_mean"] for s in seeds]
     order = sorted(range(len(seeds)), key=lambda i: means[i])
+    onsets = [s["onset_mean_s"] for s in seeds if s["onset_mean_s"] is not None]
     return {
         "seeds": seeds,
         "mean": round(sum(means) / len(means), 2),
+        "onset_mean_s": round(sum(onsets) / len(onsets), 2) if onsets else None,
         "spread": round(max(means) - min(means), 2),
         "median_seed": seeds[order[(len(order) - 1) // 2]]["file"],
         "vetoed": any(s.get("chb01_auc", 1.0) < VETO_AUC for s in seeds),
     }
 
 
-def judge(reference: dict, candidate: dict) -> dict:
-    """The rule of amendments 15-17."""
+def judge(reference: dict, candidate: dict, latency_clause: tuple[float, float] | None = None) -> dict:
+    """The rule of amendments 15-17; with ``latency_clause`` = (gain s, loss points), amendment
+    33's alternative too: the candidate also replaces the reference when its mean onset is at
+    least ``gain`` s earlier and its mean at most ``loss`` points lower (no veto either way)."""
     n = min(len(reference["seeds"]), len(candidate["seeds"]))
     margin = max(MIN_MARGIN, max(reference["spread"], candidate["spread"]) / math.sqrt(n))
     lead = candidate["mean"] - reference["mean"]
-    return {
-        "lead": round(lead, 2),
-        "margin": round(margin, 2),
-        "replaces_reference": bool(lead > margin and not candidate["vetoed"]),
-    }
+    out = {"lead": round(lead, 2), "margin": round(margin, 2)}
+    wins = lead > margin
+    if latency_clause is not None:
+        gain_s, loss = latency_clause
+        r, c = reference["onset_mean_s"], candidate["onset_mean_s"]
+        earlier = round(r - c, 2) if r is not None and c is not None else None
+        by_latency = earlier is not None and earlier >= gain_s and -lead <= loss
+        out["latency_clause"] = {"min_gain_s": gain_s, "max_loss": loss, "onset_gain_s": earlier,
+                                 "passes": bool(by_latency)}  # fmt: skip
+        wins = wins or by_latency
+    return out | {"replaces_reference": bool(wins and not candidate["vetoed"])}
 
 
 def _named(spec: str) -> tuple[str, list[Path]]:
@@ -110,20 +126,33 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reference", required=True, help="NAME=OP_JSON,OP_JSON,... (one per seed)")
     ap.add_argument("--candidate", required=True, help="NAME=OP_JSON,OP_JSON,...")
     ap.add_argument("--real", action="append", default=[], help="NAME=REAL_JSON,... (veto)")
+    ap.add_argument("--latency-clause", metavar="GAIN_S:MAX_LOSS",
+                    help="amendment 33: also replace when the seeds' mean onset is GAIN_S s "
+                         "earlier at most MAX_LOSS points lower")  # fmt: skip
     ap.add_argument("--out", type=Path, default=None, help="JSON to write")
     args = ap.parse_args(argv)
+    clause = None
+    if args.latency_clause:
+        try:
+            gain, loss = (float(x) for x in args.latency_clause.split(":"))
+        except ValueError:
+            raise SystemExit(f"--latency-clause {args.latency_clause!r}: expected GAIN_S:MAX_LOSS") from None
+        clause = (gain, loss)
     real = dict(_named(r) for r in args.real)
     ref_name, ref_files = _named(args.reference)
     cand_name, cand_files = _named(args.candidate)
     ref = recipe(ref_files, real.get(ref_name))
     cand = recipe(cand_files, real.get(cand_name))
-    out = {"reference": {ref_name: ref}, "candidate": {cand_name: cand}, **judge(ref, cand)}
+    out = {"reference": {ref_name: ref}, "candidate": {cand_name: cand}, **judge(ref, cand, clause)}
     for name, r in ((ref_name, ref), (cand_name, cand)):
         per = ", ".join(f"{s['select_mean']:.1f}" for s in r["seeds"])
-        print(f"{name}: seeds {per}: mean {r['mean']:.1f} %, spread {r['spread']:.1f}"
-              + (" (vetoed)" if r["vetoed"] else ""))
+        print(f"{name}: seeds {per}: mean {r['mean']:.1f} %, spread {r['spread']:.1f}, "
+              f"onset {r['onset_mean_s']} s" + (" (vetoed)" if r["vetoed"] else ""))
     verdict = "replaces" if out["replaces_reference"] else "does not replace"
-    print(f"{cand_name} leads by {out['lead']:+.1f} points (margin {out['margin']:.1f}): "
+    lc = out.get("latency_clause")
+    why = (f"; onset {lc['onset_gain_s']} s earlier (clause {lc['min_gain_s']} s at <= "
+           f"{lc['max_loss']} points lower: {'passes' if lc['passes'] else 'fails'})" if lc else "")
+    print(f"{cand_name} leads by {out['lead']:+.1f} points (margin {out['margin']:.1f}){why}: "
           f"{verdict} {ref_name}")
     if args.out:
         write_json_atomic(args.out, out)

@@ -63,7 +63,8 @@ judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not d
 }
 # The N-seed rule on SELECT v2 (amendments 23 and 29-30) for recipe NAME against REF's first
 # N = NSEEDS seeds (REF defaults to K6's recipe, whose seed 0 folder is k6r) -> OUT_JSON;
-# JUDGE=1: each seed of NAME judged (judge5) first.
+# JUDGE=1: each seed of NAME judged (judge5) first; CLAUSE=GAIN_S:MAX_LOSS: amendment 33's
+# latency clause.
 recipe_rule() {  # NAME OUT_JSON
   local op=tools/results/operating_point_ rc=tools/results/real_checks_ k ref=${REF:-k6}
   local -a refs; mapfile -t refs < <(seeds "$ref")
@@ -73,7 +74,7 @@ recipe_rule() {  # NAME OUT_JSON
     --reference "${ref^^}=$(printf "$op%s_sel5.json\n" "${refs[@]}" | paste -sd,)" \
     --candidate "${1^^}=$(files "$op" _sel5.json "$1")" \
     --real "${ref^^}=$(printf "$rc%s.json\n" "${refs[@]}" | paste -sd,)" \
-    --real "${1^^}=$(files "$rc" .json "$1")" --out "$2"
+    --real "${1^^}=$(files "$rc" .json "$1")" ${CLAUSE:+--latency-clause "$CLAUSE"} --out "$2"
 }
 recipe5() { NSEEDS=3 recipe_rule "$1" "tools/results/recipe_${1}_vs_${REF:-k6}_sel5.json"; }  # NAME
 recipe6() { NSEEDS=6 recipe_rule "$1" "tools/results/recipe_${1}_vs_${REF:-k6}_sel5_six.json"; }
@@ -351,3 +352,8 @@ done) --out tools/results/lovo_amend31.json
 # like a seed (judge5: strict grid, rule R0, real checks)
 rt-eeg ensemble --members "$(NSEEDS=6 seeds k15 | sed "s|^|$WORK/|" | paste -sd,)" --out "$WORK/e15x6"
 judge5 e15x6
+# amendment 33: K18 = K15 with the onset emphasis on the first 5 s (6x), six seeds trained before
+# any is judged; K15's rule or 2 s earlier at <= 5 points lower
+NSEEDS=6 LIST=trainX5 STORE=storeX5 ARCH=frame_lstm:context:6:0.5 train3 k18 \
+  --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining --onset-epochs 5
+REF=k15 CLAUSE=2:5 JUDGE=1 recipe6 k18
