@@ -77,3 +77,10 @@ def test_a_pooled_tuning_result_is_refused_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and str(bad) in err and "--weigh corpora" in err
     assert not out.exists()
+
+
+def test_no_detection_anywhere_is_an_error_not_a_crash(tmp_path):
+    blind = _trial("blind", {v: (0.0, 0.0, None) for v in VOICES})
+    doc = _doc(tmp_path / "g.json", [blind])
+    with pytest.raises(lovo_rule.RtEegError, match="no seed detected a seizure"):
+        lovo_rule.judge({"s0": [doc]}, 5.0, 2.0, 2.0, 2.0, 1.0)

@@ -64,6 +64,12 @@ def per_voice(trials: list[dict]) -> dict[str, list[dict]]:
     return {v: [t["corpora"][v] for t in trials] for v in voices}
 
 
+def _mean(values: list) -> float | None:
+    """The mean of the values that exist (None when none does)."""
+    vals = [v for v in values if v is not None]
+    return mean(vals) if vals else None
+
+
 def _held(t: dict) -> dict:
     return {k: t.get(k) for k in ("sensitivity", "fa_per_24h", "latency_median_s", "hits",
                                   "targets", "false_alarms")}  # fmt: skip
@@ -93,14 +99,12 @@ def lovo(per: dict[str, list[dict]], target_fa: float, slack: float) -> dict:
         sub = macro_trials({u: per[u] for u in voices if u != v})
         i = choose_trial(sub, target_fa, slack)
         folds[v] = _held(per[v][i]) | {"config": per[v][i].get("config")}
-    lat = [f["latency_median_s"] for f in folds.values() if f["latency_median_s"] is not None]
-    sens = [f["sensitivity"] for f in folds.values() if f["sensitivity"] is not None]
     everything = macro_trials(per)
     i = choose_trial(everything, target_fa, slack)
     return {
-        "sensitivity": mean(sens) if sens else None,
+        "sensitivity": _mean([f["sensitivity"] for f in folds.values()]),
         "fa_per_24h": mean(f["fa_per_24h"] for f in folds.values()),
-        "latency_median_s": mean(lat) if lat else None,
+        "latency_median_s": _mean([f["latency_median_s"] for f in folds.values()]),
         "folds": folds,
         "all": {k: everything[i][k] for k in ("sensitivity", "fa_per_24h", "latency_median_s")}
         | {"config": per[voices[0]][i].get("config")},
@@ -120,9 +124,11 @@ def judge(seeds: dict[str, list[str]], target_fa: float, slack: float, min_gain_
                               for c, (g, r1) in COMBOS.items()}  # fmt: skip
     for c in COMBOS:
         rows = [s[c] for s in out["seeds"].values()]
-        out["means"][c] = {k: mean(r[k] for r in rows if r[k] is not None)
+        out["means"][c] = {k: _mean([r[k] for r in rows])
                            for k in ("sensitivity", "fa_per_24h", "latency_median_s")}  # fmt: skip
     q, c = out["means"]["G0R0"], out["means"]["G1R1"]
+    if None in (q["latency_median_s"], c["latency_median_s"], q["sensitivity"], c["sensitivity"]):
+        raise RtEegError("no seed detected a seizure on a held-out voice: nothing to compare")
     gain = q["latency_median_s"] - c["latency_median_s"]
     loss = q["sensitivity"] - c["sensitivity"]
     rise = c["fa_per_24h"] - q["fa_per_24h"]
