@@ -34,6 +34,8 @@ set -euo pipefail
 WORK=${WORK:-/work/sim/recipe}
 SHARED=${SHARED:-../shared/data/tusz_v2_sample}
 OUT=${OUT:-models/default}
+# shellcheck source=tools/select_v2.sh
+source "$(dirname "$0")/select_v2.sh"
 # The comparisons that chose this recipe (window-only against background-relative inputs,
 # 2026-11-22; a wider training set, 2026-11-23; the cross-generator round of 2026-11-25,
 # tools/xgen_round.sh) are in the README, not re-run here.
@@ -125,11 +127,7 @@ python -c "import json,sys; a=json.load(open(sys.argv[1]))['chbmit']['patients']
 for c in SEL XCC XT3 XT4; do
   rt-eeg evaluate --list "$WORK/$c.list" --model "$MODEL" --out "$WORK/evalsel_model_$c" --workers 2
 done
-python tools/operating_point.py --model "$MODEL" --weigh corpora --target-fa 5 --workers 2 \
-  --tune SS="$WORK/SS.list:$WORK/evalsel_model_SEL" --tune XS="$WORK/XS.list:$WORK/evalsel_model_SEL" \
-  --tune XCC="$WORK/XCC.list:$WORK/evalsel_model_XCC" --tune XT3="$WORK/XT3.list:$WORK/evalsel_model_XT3" \
-  --tune XT4="$WORK/XT4.list:$WORK/evalsel_model_XT4" --out "$WORK/op_model.json" \
-  --toml "$MODEL/postprocess.toml"
+J=2 select_v2_tune "$MODEL" "$WORK/evalsel_model" "$WORK/op_model.json" "$MODEL/postprocess.toml"
 # reported, never used for a choice (O must stay >= 95 % at <= 1 FA/24 h)
 for c in O U U2 R XR XRB XTD XEB XHB; do
   rt-eeg evaluate --list "$WORK/$c.list" --model "$MODEL" --out "$WORK/eval_$c" --workers 2

@@ -16,6 +16,8 @@ set -euo pipefail
 WORK=${WORK:-/work/sim/recipe}
 SHARED=${SHARED:-../shared/data/tusz_v2_sample}
 J=${JOBS:-2}
+# shellcheck source=tools/select_v2.sh
+source "$(dirname "$0")/select_v2.sh"
 
 xsim() { [ -f "$1/.done" ] || { rt-eeg simulate --out "$@" --workers "$J" && touch "$1/.done"; }; }
 
@@ -40,12 +42,9 @@ judge() {  # K
 # K's decoder outputs on the five SELECT v2 voices (means over corpora), tuned over GRID ->
 # tools/results/operating_point_K$SUFFIX.json and $WORK/op_K$SUFFIX.toml
 tune5() {  # K GRID SUFFIX [operating_point.py option...]
-  local k=$1 grid=$2 suf=$3 e="$WORK/eval_$1"; shift 3
-  python tools/operating_point.py --model "$WORK/$k" --grid "$grid" --weigh corpora --target-fa 5 \
-    --workers "$J" --tune SS="$WORK/SS.list:${e}_SEL" --tune XS="$WORK/XS.list:${e}_SEL" \
-    --tune XCC="$WORK/XCC.list:${e}_XCC" --tune XT3="$WORK/XT3.list:${e}_XT3" \
-    --tune XT4="$WORK/XT4.list:${e}_XT4" "$@" \
-    --quiet --out "tools/results/operating_point_$k$suf.json" --toml "$WORK/op_$k$suf.toml"
+  local k=$1 grid=$2 suf=$3; shift 3
+  select_v2_tune "$WORK/$k" "$WORK/eval_$k" "tools/results/operating_point_$k$suf.json" \
+    "$WORK/op_$k$suf.toml" --grid "$grid" "$@" --quiet
 }
 # SELECT v2 (amendment 23): an already judged seed decoded on XT3 (simple) and XT4 (atoms)
 # too, and tuned on the five voices SS, XS, XCC, XT3, XT4 (means over corpora).

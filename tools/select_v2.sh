@@ -1,0 +1,13 @@
+# SELECT v2 (protocol amendment 23): the five voices every operating point and every recipe
+# is chosen on, one voice each (means over corpora). Sourced by tools/make_default_model.sh and
+# tools/xgen_round.sh, so the definition lives in one place. Needs WORK (the corpora's lists)
+# and J (worker processes).
+#   SS  our simulator's S + S2 (decoded in the EVAL_PREFIX_SEL folder, with XS)
+#   XS  nmm      XCC mvar (XC + XCB)      XT3 simple      XT4 atoms
+select_v2_tune() {  # MODEL EVAL_PREFIX OUT_JSON OUT_TOML [operating_point.py option...]
+  local model=$1 e=$2 out=$3 toml=$4; shift 4
+  python tools/operating_point.py --model "$model" --weigh corpora --target-fa 5 --workers "$J" \
+    --tune SS="$WORK/SS.list:${e}_SEL" --tune XS="$WORK/XS.list:${e}_SEL" \
+    --tune XCC="$WORK/XCC.list:${e}_XCC" --tune XT3="$WORK/XT3.list:${e}_XT3" \
+    --tune XT4="$WORK/XT4.list:${e}_XT4" "$@" --out "$out" --toml "$toml"
+}
