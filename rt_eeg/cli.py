@@ -28,7 +28,7 @@ COMMANDS: dict[str, str] = {
     "evaluate": "run the detector over a corpus and score it",
     "score": "score hypothesis annotations against references (NEDC OVLP/TAES/EPOCH, SzCORE)",
     "train": "train the channel-based LSTM decoder on a corpus",
-    "ensemble": "combine trained model folders into one model that averages their P(seizure)",
+    "ensemble": "combine trained model folders into one model that pools their P(seizure)",
     "simulate": "write a simulated EEG corpus in the TUSZ v2 layout",
     "features": "compute LFCC features of an EDF recording",
     "serve": "run the ward service: many beds, one batched decoder",

@@ -1,10 +1,17 @@
-"""Deep ensembles: one model folder whose P(seizure) is the mean of several trained members.
+"""Deep ensembles: one model folder whose P(seizure) pools several trained members.
 
 Members are model folders trained on the same corpus with the same feature settings and
 decoder inputs, differing in seed (and optionally variant). Averaging independently trained
 networks is the cheapest known defence against confident mistakes on data unlike the training
 set (Lakshminarayanan et al. 2017; Ovadia et al. 2019): one member's idiosyncratic response to
 an unseen artifact is outvoted by the others, while a seizure that all of them learned stays.
+
+Two poolings (``combine``): ``'mean'``, the mean of the members' P(seizure); ``'logit'``, the
+sigmoid of the mean of their pre-sigmoid outputs (the geometric mean of their odds). The mean
+of probabilities is pulled below the consensus by any one member that lags (five members at
+0.999 and one at 0.9 give 0.983), which is what a strict operating point is most sensitive to;
+the logit mean keeps the consensus (0.998) and still outvotes one member's lone spike (0.999
+against five at 0.01 gives 0.06, the probability mean 0.18).
 
 The result is an ordinary model folder (``model.keras`` holding every member as a nested
 Keras model, its LiteRT twin, ``features.toml`` and a manifest), so the decoder, the ward and
@@ -33,8 +40,11 @@ from rt_eeg.model_files import (
 )
 from rt_eeg.runtime import LITE_FILE
 
-#: How members are combined (recorded in the manifest).
-COMBINE = "mean of the members' P(seizure)"
+#: How members can be pooled, as recorded in the manifest.
+COMBINE = {
+    "mean": "mean of the members' P(seizure)",
+    "logit": "sigmoid of the mean of the members' logits (pre-sigmoid outputs)",
+}
 
 
 def _member_manifest(path: Path) -> dict:
@@ -140,13 +150,19 @@ def _scale_ratio(base: dict, member: dict, width: int) -> np.ndarray | None:
     return np.concatenate([np.tile(ratio, k // len(ratio)), np.ones(width - k)]).astype(np.float32)
 
 
-def build_ensemble_model(members):
-    """A Keras model whose output is the mean of ``members``' outputs.
+def build_ensemble_model(members, combine: str = "mean"):
+    """A Keras model pooling ``members``' outputs.
 
     Parameters
     ----------
     members : sequence of keras.Model
-        Each maps ``(batch, 70, F)`` to ``(batch, 1)``, with the same ``F``.
+        Each maps ``(batch, 70, F)`` to ``(batch, 1)``, with the same ``F``; for ``'logit'``
+        each ends in the decoder's sigmoid layer ``p_seiz`` (:func:`rt_eeg.decoder.build_model`).
+    combine : {'mean', 'logit'}
+        ``'mean'``: the mean of the members' P(seizure). ``'logit'``: the sigmoid of the mean
+        of their logits, read exactly (the input of each member's ``p_seiz`` layer through
+        the same weights, without the sigmoid), never as ``log(p / (1 - p))`` of a saturated
+        float32 probability.
 
     Returns
     -------
@@ -155,6 +171,8 @@ def build_ensemble_model(members):
     """
     import keras
 
+    if combine not in COMBINE:
+        raise RtEegError(f"unknown ensemble pooling {combine!r}; expected one of {sorted(COMBINE)}")
     width = int(members[0].input_shape[-1])
     inp = keras.Input(shape=tuple(members[0].input_shape[1:]), dtype="float32", name="window")
     outs = []
@@ -162,14 +180,40 @@ def build_ensemble_model(members):
         if int(member.input_shape[-1]) != width:
             raise RtEegError(f"ensemble member {i} takes {member.input_shape[-1]} features, "
                              f"member 0 takes {width}")  # fmt: skip
-        nested = keras.Model(member.inputs[0], member.outputs[0], name=f"member_{i}")
-        outs.append(nested(inp))
-    out = keras.layers.Average(name="p_seiz")(outs)
+        if combine == "mean":
+            nested = keras.Model(member.inputs[0], member.outputs[0], name=f"member_{i}")
+            outs.append(nested(inp))
+            continue
+        head = _sigmoid_head(member, i)
+        nested = keras.Model(member.inputs[0], head.input, name=f"member_{i}")
+        logit = keras.layers.Dense(1, name=f"logit_{i}")
+        outs.append(logit(nested(inp)))
+        logit.set_weights(head.get_weights())
+    if combine == "mean":
+        out = keras.layers.Average(name="p_seiz")(outs)
+    else:
+        out = keras.layers.Activation("sigmoid", name="p_seiz")(
+            keras.layers.Average(name="mean_logit")(outs)
+        )
     return keras.Model(inp, out, name=f"rt_eeg_ensemble{len(members)}")
 
 
-def write_ensemble(member_dirs, out_dir: str | os.PathLike, *, command_line: str = "") -> Path:
-    """Combine trained model folders into one model folder averaging their P(seizure).
+def _sigmoid_head(member, i: int):
+    """Member ``i``'s last layer, checked to be a one-unit sigmoid Dense (``p_seiz``)."""
+    import keras
+
+    head = member.layers[-1]
+    if not (isinstance(head, keras.layers.Dense) and head.units == 1
+            and head.activation is keras.activations.sigmoid):  # fmt: skip
+        raise RtEegError(f"ensemble member {i} does not end in a one-unit sigmoid layer, so its "
+                         "logits cannot be pooled (use --combine mean)")  # fmt: skip
+    return head
+
+
+def write_ensemble(
+    member_dirs, out_dir: str | os.PathLike, *, combine: str = "mean", command_line: str = ""
+) -> Path:
+    """Combine trained model folders into one model folder pooling their P(seizure).
 
     Parameters
     ----------
@@ -178,6 +222,8 @@ def write_ensemble(member_dirs, out_dir: str | os.PathLike, *, command_line: str
     out_dir : path-like
         The folder to write (created); ``model.keras``, ``model.tflite``, ``features.toml``
         and ``manifest.json`` are each written atomically.
+    combine : {'mean', 'logit'}
+        How the members are pooled (:func:`build_ensemble_model`).
     command_line : str
         Recorded in the manifest.
 
@@ -194,6 +240,8 @@ def write_ensemble(member_dirs, out_dir: str | os.PathLike, *, command_line: str
     from rt_eeg.io.atomic import atomic_path, write_json_atomic
     from rt_eeg.runtime import export_tflite, import_tensorflow
 
+    if combine not in COMBINE:
+        raise RtEegError(f"unknown ensemble pooling {combine!r}; expected one of {sorted(COMBINE)}")
     paths = [Path(p) for p in member_dirs]
     out_dir = Path(out_dir)
     if out_dir.exists() and any(out_dir.resolve() == p.resolve() for p in paths):
@@ -213,7 +261,7 @@ def write_ensemble(member_dirs, out_dir: str | os.PathLike, *, command_line: str
         if ratio is not None:
             fold_input_scale(member, ratio)
         folded.append(ratio is not None)
-    model = build_ensemble_model(members)
+    model = build_ensemble_model(members, combine)
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_path(out_dir / MODEL_FILE, suffix=".keras") as tmp:
         model.save(tmp)
@@ -252,7 +300,8 @@ def write_ensemble(member_dirs, out_dir: str | os.PathLike, *, command_line: str
             "members": len(paths),
         },
         "ensemble": {
-            "combine": COMBINE,
+            "combine": COMBINE[combine],
+            "pooling": combine,
             "inputs": "member 0's context feature_scale; other members' scales are folded into "
             "their first layer (rt_eeg.ensemble.fold_input_scale)",
             "members": rows,

@@ -1,5 +1,6 @@
-"""Deep ensembles (rt-eeg ensemble): the combined folder equals the mean of its members window
-by window, in LiteRT and TensorFlow, streams == batch, and refuses members that do not match."""
+"""Deep ensembles (rt-eeg ensemble): the combined folder equals the mean of its members (or
+the sigmoid of their mean logit, ``--combine logit``) window by window, in LiteRT and
+TensorFlow, streams == batch, and refuses members that do not match."""
 
 from __future__ import annotations
 
@@ -130,3 +131,66 @@ def test_members_with_their_own_context_scale_see_their_own_inputs(members, tmp_
     unfolded = 0.5 * (Decoder(members[0], device="cpu")._run(windows)
                       + Decoder(other, device="cpu")._run(windows))  # fmt: skip
     assert np.abs(got - unfolded).max() > 1e-3  # the fold matters
+
+
+@pytest.fixture(scope="module")
+def confident(members, tmp_path_factory):
+    """Member 1 with its sigmoid head's weights x 12: probabilities near 0 and 1, where a mean
+    of probabilities and a mean of logits part ways."""
+    import shutil
+
+    import keras
+
+    from rt_eeg.model_files import add_tflite, rehash_model
+
+    out = tmp_path_factory.mktemp("conf") / "m"
+    shutil.copytree(members[1], out)
+    model = keras.saving.load_model(out / "model.keras", compile=False)
+    head = model.get_layer("p_seiz")
+    head.set_weights([w * 12.0 for w in head.get_weights()])
+    (out / "model.keras").unlink()
+    model.save(out / "model.keras")
+    rehash_model(out)
+    add_tflite(out)
+    return out
+
+
+@pytest.mark.parametrize("device", ["cpu", "tf"])
+def test_logit_pooling_is_the_sigmoid_of_the_mean_logit(members, confident, tmp_path, device):
+    """--combine logit: P = sigmoid(mean_i logit(p_i)) per window (LiteRT and TensorFlow)."""
+    from rt_eeg.decoder.model import _load_model
+
+    folders = [members[0], confident, members[2]]
+    ens = write_ensemble(folders, tmp_path / "e", combine="logit")
+    windows = np.random.default_rng(7).normal(0, 1, (60, WINDOW_FRAMES, 26)).astype(np.float32)
+
+    def run(folder):
+        if device == "tf":
+            return np.asarray(_load_model(folder / "model.keras", "/CPU:0")[1](windows))
+        return Decoder(folder, device="cpu")._run(windows)
+
+    each = np.stack([run(f) for f in folders]).astype(np.float64)
+    assert each[1].min() < 0.01 and each[1].max() > 0.99  # the confident member saturates
+    want = 1.0 / (1.0 + np.exp(-np.log(each / (1.0 - each)).mean(axis=0)))
+    got = run(ens)
+    np.testing.assert_allclose(got, want, atol=2e-5)
+    assert np.abs(got - each.mean(axis=0)).max() > 0.05  # not the mean of probabilities
+    man = json.loads((ens / "manifest.json").read_text())["ensemble"]
+    assert man["pooling"] == "logit" and "logits" in man["combine"]
+
+
+def test_logit_pooling_streams_equal_batch_and_cli(members, tmp_path, capsys):
+    out = tmp_path / "el"
+    rc = cli_main(["ensemble", "--combine", "logit", "--members",
+                   ",".join(str(m) for m in members), "--out", str(out)])  # fmt: skip
+    assert rc == 0 and "logit mean of 3 members" in capsys.readouterr().out
+    dec = Decoder(out, device="cpu")
+    feats = lfcc_like(np.random.default_rng(9), 10 * 60, n_ch=4)
+    want = dec.predict_recording(feats)
+    stream = dec.open_stream(4)
+    got = [dec.predict_many([(stream, feats[i : i + 23], None)])[0][1]
+           for i in range(0, len(feats), 23)]  # fmt: skip
+    np.testing.assert_allclose(np.concatenate(got), want, atol=1e-5)
+    with pytest.raises(RtEegError, match="unknown ensemble pooling"):
+        write_ensemble(members, tmp_path / "x", combine="median")
+    assert not (tmp_path / "x").exists()

@@ -1,11 +1,12 @@
-"""``rt-eeg ensemble --members DIR,DIR,... --out DIR``: average trained models into one."""
+"""``rt-eeg ensemble --members DIR,DIR,... --out DIR [--combine mean|logit]``: pool trained
+models into one."""
 
 from __future__ import annotations
 
 import argparse
 import shlex
 
-HELP = "combine trained model folders into one model that averages their P(seizure)"
+HELP = "combine trained model folders into one model that pools their P(seizure)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,14 +17,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(e.g. the same recipe with different --seed)",
     )
     parser.add_argument("--out", required=True, help="model folder to write")
+    parser.add_argument(
+        "--combine",
+        choices=("mean", "logit"),
+        default="mean",
+        help="mean: the mean of the members' P(seizure) (default); logit: the sigmoid of the "
+        "mean of their logits, which keeps the members' consensus at the top of the scale",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from rt_eeg.ensemble import write_ensemble
 
     members = [m.strip() for m in args.members.split(",") if m.strip()]
-    out = write_ensemble(
-        members, args.out, command_line=shlex.join(["rt-eeg", *getattr(args, "argv", [])])
-    )
-    print(f"wrote {out}: mean of {len(members)} members")
+    argv = shlex.join(["rt-eeg", *getattr(args, "argv", [])])
+    out = write_ensemble(members, args.out, combine=args.combine, command_line=argv)
+    what = "mean" if args.combine == "mean" else "logit mean"
+    print(f"wrote {out}: {what} of {len(members)} members")
     return 0
