@@ -57,3 +57,21 @@ def test_a_rebuild_of_the_same_weights_keeps_the_record():
     out = manifest_history.carry(old, {"weights_sha256": "e15", "seed": 0}, "itself")
     assert out == {"weights_sha256": "e15", "seed": 0, "candidates_a": 1,
                    "previous_default": {"name": "K15s3"}}  # fmt: skip
+
+
+def test_a_round_that_replaced_nothing_adds_only_its_section(tmp_path, capsys):
+    """--old and --new the same shipped manifest: the section is added, nothing else moves."""
+    man = {"weights_sha256": "k15", "heldout": {"O": {"ovlp_sensitivity": 100.0}},
+           "candidates_a": 1, "previous_default": {"name": "K6"}}  # fmt: skip
+    path = tmp_path / "manifest.json"
+    path.write_text(json.dumps(man))
+    (tmp_path / "sec.json").write_text(json.dumps({"adopted": False}))
+    assert manifest_history.main(["--old", str(path), "--new", str(path),
+                                  "--section", f"candidates_b={tmp_path / 'sec.json'}"]) == 0  # fmt: skip
+    assert json.loads(path.read_text()) == man | {"candidates_b": {"adopted": False}}
+    assert "record kept; added candidates_b" in capsys.readouterr().out
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"weights_sha256": "e18"}))
+    with pytest.raises(SystemExit, match="--previous-name is needed"):
+        manifest_history.main(["--old", str(path), "--new", str(other)])
+    assert json.loads(other.read_text()) == {"weights_sha256": "e18"}

@@ -14,7 +14,9 @@ figures. This copies them into the new manifest:
 - ``--section NAME=JSON``: a new section (e.g. the amendment that chose the new model).
 
 A rebuild of the same weights (equal ``weights_sha256``) keeps the old record as it is: the
-candidate sections, ``previous_default`` and ``earlier_defaults`` unchanged.
+candidate sections, ``previous_default`` and ``earlier_defaults`` unchanged. So a round that
+replaced nothing is recorded by naming the shipped manifest as both ``--old`` and ``--new``
+with its ``--section`` (no ``--previous-name`` needed): every other key stays as it was.
 
 The new manifest is written atomically; the old one is only read. Run it **before** the old
 folder is overwritten (or on a copy of its manifest).
@@ -24,6 +26,8 @@ Usage::
     python tools/manifest_history.py --old models/default/manifest.json \\
         --new /work/sim/recipe/e15x6_ship/manifest.json --previous-name "K15s3 (2026-11-26)" \\
         --section candidates_xgen_20261126_amendments_31_32=/tmp/amend31_32.json
+    python tools/manifest_history.py --old models/default/manifest.json \
+        --new models/default/manifest.json --section candidates_NAME=/tmp/round.json
 """
 
 from __future__ import annotations
@@ -98,7 +102,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--old", required=True, help="the replaced model's manifest.json")
     p.add_argument("--new", required=True, help="the new model's manifest.json (rewritten)")
-    p.add_argument("--previous-name", required=True)
+    p.add_argument("--previous-name",
+                   help="how the replaced model is named (needed when the weights differ)")
     p.add_argument("--old-postprocess", help="the replaced model's postprocess.toml")
     p.add_argument("--section", action="append", default=[], help="NAME=JSON_FILE")
     args = p.parse_args(argv)
@@ -110,14 +115,22 @@ def main(argv=None) -> int:
         if not (sep and name and path):
             raise SystemExit(f"manifest_history: --section {s!r}: expected NAME=JSON_FILE")
         sections[name] = _read(path, "JSON section")
+    same = bool(old.get("weights_sha256")) and old.get("weights_sha256") == new.get("weights_sha256")
+    if not same and not args.previous_name:
+        raise SystemExit(f"manifest_history: {args.new} replaces {args.old} (other weights): "
+                         "--previous-name is needed")  # fmt: skip
     post = None
     if args.old_postprocess:
         from rt_eeg.config import read_postprocess_toml
 
         post = read_postprocess_toml(args.old_postprocess).to_dict()
-    write_json_atomic(args.new, carry(old, new, args.previous_name, post, sections))
-    print(f"manifest_history: {args.new}: history of {args.old} carried "
-          f"(previous_default: {args.previous_name})")  # fmt: skip
+    write_json_atomic(args.new, carry(old, new, args.previous_name or "", post, sections))
+    if same:
+        print(f"manifest_history: {args.new}: same weights as {args.old}, record kept"
+              + (f"; added {', '.join(sections)}" if sections else ""))  # fmt: skip
+    else:
+        print(f"manifest_history: {args.new}: history of {args.old} carried "
+              f"(previous_default: {args.previous_name})")  # fmt: skip
     return 0
 
 
