@@ -356,3 +356,14 @@ judge5 e15x6
 NSEEDS=6 LIST=trainX5 STORE=storeX5 ARCH=frame_lstm:context:6:0.5 train3 k18 \
   --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining --onset-epochs 5
 REF=k15 CLAUSE=2:5 JUDGE=1 recipe6 k18
+# amendment 34: E15x6L, K15's six seeds pooled by the mean of their logits, judged like a seed
+rt-eeg ensemble --combine logit --members "$(NSEEDS=6 seeds k15 | sed "s|^|$WORK/|" | paste -sd,)" \
+  --out "$WORK/e15x6l"
+judge5 e15x6l
+# amendment 35: E18x6, the probability mean of K18's six seeds, judged like a seed; then O at its
+# own point (the gate), before anything else
+rt-eeg ensemble --members "$(NSEEDS=6 seeds k18 | sed "s|^|$WORK/|" | paste -sd,)" --out "$WORK/e18x6"
+judge5 e18x6
+rm -rf "$WORK/e18x6_ship" && cp -r "$WORK/e18x6" "$WORK/e18x6_ship"
+cp "$WORK/op_e18x6_sel5.toml" "$WORK/e18x6_ship/postprocess.toml"
+rt-eeg evaluate --list "$WORK/O.list" --model "$WORK/e18x6_ship" --out /work/sim/ship18/eval_O --workers "$J"
