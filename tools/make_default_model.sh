@@ -20,6 +20,7 @@
 #   U: 16 h, 8 new patients       seizures of REPORT families only; REPORT + TRAIN others
 #   U2: 16 h, 8 new patients      the same roles as U, another seed (reported beside U)
 #   O: 10 h, 6 new patients       TRAIN families only
+#   O2: 30 h, 18 new patients     drawn like O (protocol amendment 37); the gate is O + O2
 #   R: 24 h, 12 new patients      REPORT2: the fresh families (hypnagogic, mu, lambda, phantom
 #                                 spike-wave, photic; rt_eeg/sim/fresh_families.py) + TRAIN others,
 #                                 seizures of REPORT families; reported, never used for a choice
@@ -39,23 +40,8 @@ source "$(dirname "$0")/select_v2.sh"
 # The comparisons that chose this recipe (window-only against background-relative inputs,
 # 2026-11-22; a wider training set, 2026-11-23; the cross-generator round of 2026-11-25,
 # tools/xgen_round.sh) are in the README, not re-run here.
-
-SELECT_SEIZ=hemispheric,subtle_focal,rhythmic_beta
-REPORT_SEIZ=polyspike,low_voltage_fast,muscle_obscured,rhythmic_alpha
-TRAIN_SEIZ=rhythmic_delta,rhythmic_theta,spike_wave,focal_spread,generalised
-SELECT_OTHER=slowing,fourteen_six,movement,electrode_pop
-REPORT_OTHER=breach,wicket,sreda,patting,sweat,chewing
-# Clinical artifacts added to the simulator on 2026-11-23 (rt_eeg/sim/clinical_artifacts.py):
-# TRAIN only, in corpus A3. Every other corpus excludes them, so it is bit-identical to the
-# corpus simulated before they existed (the roles of the other families are unchanged).
-NEW_TRAIN=percussion,pulse,glossokinetic
-# Fresh families added on 2026-11-24 (rt_eeg/sim/fresh_families.py), REPORT2: held out of
-# everything but corpus R, which reports them. Every other corpus excludes them, so it is
-# bit-identical to the corpus simulated before they existed.
-REPORT2=hypnagogic,mu,lambda,phantom_sw,photic
-# Arousals from sleep (rt_eeg/sim/arousals.py, 2026-11-26): TRAIN, in corpus A4 only (protocol
-# amendment 14); every other corpus excludes them and is bit-identical to before they existed.
-NEW_TRAIN2=arousal
+# shellcheck source=tools/sim_roles.sh
+source "$(dirname "$0")/sim_roles.sh"
 
 mkdir -p "$WORK"
 sim() { [ -f "$1/.done" ] || { rt-eeg simulate --out "$@" && touch "$1/.done"; }; }
@@ -73,13 +59,14 @@ sim "$WORK/U" --hours 16 --patients 8 --seed 24 \
   --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
 sim "$WORK/U2" --hours 16 --patients 8 --seed 31 \
   --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
-sim "$WORK/O" --hours 10 --patients 6 --seed 25 \
-  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
+sim "$WORK/O" --hours 10 --patients 6 --seed 25 --exclude-families "$OWN_EXCLUDE"
+# O2 (protocol amendment 37): drawn like O, 18 more patients; the own-distribution gate is O + O2
+sim "$WORK/O2" --hours 30 --patients 18 --seed 71 --exclude-families "$OWN_EXCLUDE"
 # R: 24 h, 12 new patients, seizures of REPORT families; others: the fresh REPORT2 families
 # and TRAIN others (REPORT2 is held out of every other corpus)
 sim "$WORK/R" --hours 24 --patients 12 --seed 41 \
   --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$NEW_TRAIN2"
-for c in A A3 B S S2 U U2 O R; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
+for c in A A3 B S S2 U U2 O O2 R; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
 cat "$WORK/A.list" "$WORK/A3.list" "$WORK/B.list" > "$WORK/train.list"
 cat "$WORK/S.list" "$WORK/S2.list" > "$WORK/SS.list"
 
@@ -129,7 +116,7 @@ for c in SEL XCC XT3 XT4; do
 done
 J=2 select_v2_tune "$MODEL" "$WORK/evalsel_model" "$WORK/op_model.json" "$MODEL/postprocess.toml"
 # reported, never used for a choice (O must stay >= 95 % at <= 1 FA/24 h)
-for c in O U U2 R XR XRB XTD XEB XHB; do
+for c in O O2 U U2 R XR XRB XTD XEB XHB; do
   rt-eeg evaluate --list "$WORK/$c.list" --model "$MODEL" --out "$WORK/eval_$c" --workers 2
 done
 # the replaced model's record (candidate rounds, predecessors, its held-out figures) carried over;

@@ -39,6 +39,7 @@ from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
 
 ROLES = {
     "O": "own distribution: training families, unseen patients",
+    "O2": "own distribution drawn like O, 18 more unseen patients (the gate is O + O2)",
     "S": "SELECT families, S + S2 (unseen in training; used for every choice)",
     "U": "REPORT families (unseen in training and in every choice)",
     "U2": "REPORT families, another seed (unseen in training and in every choice)",

@@ -18,6 +18,8 @@ SHARED=${SHARED:-../shared/data/tusz_v2_sample}
 J=${JOBS:-2}
 # shellcheck source=tools/select_v2.sh
 source "$(dirname "$0")/select_v2.sh"
+# shellcheck source=tools/sim_roles.sh
+source "$(dirname "$0")/sim_roles.sh"
 
 xsim() { [ -f "$1/.done" ] || { rt-eeg simulate --out "$@" --workers "$J" && touch "$1/.done"; }; }
 
@@ -367,3 +369,17 @@ judge5 e18x6
 rm -rf "$WORK/e18x6_ship" && cp -r "$WORK/e18x6" "$WORK/e18x6_ship"
 cp "$WORK/op_e18x6_sel5.toml" "$WORK/e18x6_ship/postprocess.toml"
 rt-eeg evaluate --list "$WORK/O.list" --model "$WORK/e18x6_ship" --out /work/sim/ship18/eval_O --workers "$J"
+# amendment 36: the adopted recipe's best seed by SELECT v2 (K15s4) at its own point; O first
+rm -rf "$WORK/k15s4_ship" && cp -r "$WORK/k15s4" "$WORK/k15s4_ship"
+cp "$WORK/op_k15s4_sel5.toml" "$WORK/k15s4_ship/postprocess.toml"
+rt-eeg evaluate --list "$WORK/O.list" --model "$WORK/k15s4_ship" --out /work/sim/ship19/eval_O --workers "$J"
+# amendment 37: O2, drawn like O (tools/make_default_model.sh's exclusions), and the gate on O + O2
+[ -f "$WORK/O2/.done" ] || { rt-eeg simulate --out "$WORK/O2" --hours 30 --patients 18 --seed 71 \
+  --exclude-families "$OWN_EXCLUDE" && touch "$WORK/O2/.done"; }
+find "$WORK/O2/edf" -name '*.edf' | sort > "$WORK/O2.list"
+for pair in k15s4_ship:ship19 e15x6_ship:ship16 e18x6_ship:ship18; do
+  rt-eeg evaluate --list "$WORK/O2.list" --model "$WORK/${pair%:*}" --out "/work/sim/${pair#*:}/eval_O2" --workers "$J"
+done
+rt-eeg evaluate --list "$WORK/O2.list" --model models/default --out /work/sim/ship15/eval_O2 --workers "$J"
+python tools/compare_heldout.py --model K15s3=/work/sim/ship15/eval --corpora O,O2 \
+  --out tools/results/heldout_k15s3_O2.json
