@@ -171,8 +171,7 @@ def build_ensemble_model(members, combine: str = "mean"):
     """
     import keras
 
-    if combine not in COMBINE:
-        raise RtEegError(f"unknown ensemble pooling {combine!r}; expected one of {sorted(COMBINE)}")
+    _check_combine(combine)
     width = int(members[0].input_shape[-1])
     inp = keras.Input(shape=tuple(members[0].input_shape[1:]), dtype="float32", name="window")
     outs = []
@@ -196,6 +195,11 @@ def build_ensemble_model(members, combine: str = "mean"):
             keras.layers.Average(name="mean_logit")(outs)
         )
     return keras.Model(inp, out, name=f"rt_eeg_ensemble{len(members)}")
+
+
+def _check_combine(combine: str) -> None:
+    if combine not in COMBINE:
+        raise RtEegError(f"unknown ensemble pooling {combine!r}; expected one of {sorted(COMBINE)}")
 
 
 def _sigmoid_head(member, i: int):
@@ -240,8 +244,7 @@ def write_ensemble(
     from rt_eeg.io.atomic import atomic_path, write_json_atomic
     from rt_eeg.runtime import export_tflite, import_tensorflow
 
-    if combine not in COMBINE:
-        raise RtEegError(f"unknown ensemble pooling {combine!r}; expected one of {sorted(COMBINE)}")
+    _check_combine(combine)  # before any member is loaded or anything written
     paths = [Path(p) for p in member_dirs]
     out_dir = Path(out_dir)
     if out_dir.exists() and any(out_dir.resolve() == p.resolve() for p in paths):

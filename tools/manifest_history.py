@@ -26,7 +26,7 @@ Usage::
     python tools/manifest_history.py --old models/default/manifest.json \\
         --new /work/sim/recipe/e15x6_ship/manifest.json --previous-name "K15s3 (2026-11-26)" \\
         --section candidates_xgen_20261126_amendments_31_32=/tmp/amend31_32.json
-    python tools/manifest_history.py --old models/default/manifest.json \
+    python tools/manifest_history.py --old models/default/manifest.json \\
         --new models/default/manifest.json --section candidates_NAME=/tmp/round.json
 """
 
@@ -75,7 +75,7 @@ def carry(old: dict, new: dict, previous_name: str, old_postprocess: dict | None
     for k, v in old.items():
         if k.startswith("candidates"):
             out[k] = v
-    if old.get("weights_sha256") and old.get("weights_sha256") == new.get("weights_sha256"):
+    if same_weights(old, new):
         # a rebuild of the same model: its record stays as it was, it is not its own predecessor
         out |= {k: old[k] for k in ("previous_default", "earlier_defaults") if k in old}
         return _add(out, sections)
@@ -88,6 +88,11 @@ def carry(old: dict, new: dict, previous_name: str, old_postprocess: dict | None
     if earlier:
         out["earlier_defaults"] = earlier
     return _add(out, sections)
+
+
+def same_weights(old: dict, new: dict) -> bool:
+    """Whether the two manifests record the same trained weights (a rebuild, not a successor)."""
+    return bool(old.get("weights_sha256")) and old.get("weights_sha256") == new.get("weights_sha256")
 
 
 def _add(out: dict, sections: dict | None) -> dict:
@@ -115,7 +120,7 @@ def main(argv=None) -> int:
         if not (sep and name and path):
             raise SystemExit(f"manifest_history: --section {s!r}: expected NAME=JSON_FILE")
         sections[name] = _read(path, "JSON section")
-    same = bool(old.get("weights_sha256")) and old.get("weights_sha256") == new.get("weights_sha256")
+    same = same_weights(old, new)
     if not same and not args.previous_name:
         raise SystemExit(f"manifest_history: {args.new} replaces {args.old} (other weights): "
                          "--previous-name is needed")  # fmt: skip
