@@ -383,3 +383,8 @@ done
 rt-eeg evaluate --list "$WORK/O2.list" --model models/default --out /work/sim/ship15/eval_O2 --workers "$J"
 python tools/compare_heldout.py --model K15s3=/work/sim/ship15/eval --corpora O,O2 \
   --out tools/results/heldout_k15s3_O2.json
+# amendment 38: K19 = K15 + dropout 0.3, six seeds trained before any is judged; K15's rule or the
+# latency clause
+NSEEDS=6 LIST=trainX5 STORE=storeX5 train3 k19 --balance-sources A+A3+B,XT1,XT2,XE,XH \
+  --balance-mining --dropout 0.3
+REF=k15 CLAUSE=2:5 JUDGE=1 recipe6 k19
