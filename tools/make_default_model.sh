@@ -115,7 +115,7 @@ for c in SEL XCC XT3 XT4; do
   rt-eeg evaluate --list "$WORK/$c.list" --model "$MODEL" --out "$WORK/evalsel_model_$c" --workers 2
 done
 J=2 select_v2_tune "$MODEL" "$WORK/evalsel_model" "$WORK/op_model.json" "$MODEL/postprocess.toml"
-# reported, never used for a choice (O must stay >= 95 % at <= 1 FA/24 h)
+# reported, never used for a choice (O + O2 together must be >= 95 % at <= 1 FA/24 h)
 for c in O O2 U U2 R XR XRB XTD XEB XHB; do
   rt-eeg evaluate --list "$WORK/$c.list" --model "$MODEL" --out "$WORK/eval_$c" --workers 2
 done
