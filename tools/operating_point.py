@@ -20,8 +20,9 @@ with its figures in the header. ``--score-only`` skips the grid and scores the `
 configurations alone. ``--grid adapt`` searches the patient-relative onset gate
 (:func:`adapt_grid`) instead of :func:`strict_grid`, ``--grid strict_dual`` adds the
 dual-threshold early paths (:func:`dual_grid`; ``--grid dual``: those alone);
-``--weigh corpora`` chooses on the means over the tuned corpora (:func:`macro_trials`: one voice per corpus, however many seizures it
-holds) instead of on their pool. It never writes into the model folder.
+``--weigh corpora`` chooses on the means over the tuned corpora (:func:`macro_trials`: one
+voice per corpus, however many seizures it holds) instead of on their pool. It never writes
+into the model folder.
 
 Usage::
 

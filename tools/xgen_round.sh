@@ -21,7 +21,8 @@ source "$(dirname "$0")/select_v2.sh"
 # shellcheck source=tools/sim_roles.sh
 source "$(dirname "$0")/sim_roles.sh"
 
-xsim() { [ -f "$1/.done" ] || { rt-eeg simulate --out "$@" --workers "$J" && touch "$1/.done"; }; }
+sim() { [ -f "$1/.done" ] || { rt-eeg simulate --out "$@" && touch "$1/.done"; }; }
+xsim() { sim "$@" --workers "$J"; }  # --workers: independent generators only
 
 # Amendments 8-13's tuning: MODEL's operating point on SS, XS, XCC weighed one voice each
 # (decoder outputs of S + S2 + XS in SEL_EVAL, of XCC in XCC_EVAL), beside the shipped point.
@@ -61,6 +62,11 @@ judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not d
   tune5 "$1" strict _sel5 --fixed shipped="$WORK/k6/postprocess.toml"
   [ -f "tools/results/real_checks_$1.json" ] ||
     python tools/real_checks.py --model "$WORK/$1" --no-bonn --out "tools/results/real_checks_$1.json"
+}
+# $WORK/K_ship: K with its own SELECT v2 point (judge5's op_K_sel5.toml) as its postprocess.toml
+at_point() {  # K
+  rm -rf "$WORK/$1_ship" && cp -r "$WORK/$1" "$WORK/$1_ship"
+  cp "$WORK/op_$1_sel5.toml" "$WORK/$1_ship/postprocess.toml"
 }
 # The N-seed rule on SELECT v2 (amendments 23 and 29-30) for recipe NAME against REF's first
 # N = NSEEDS seeds (REF defaults to K6's recipe, whose seed 0 folder is k6r) -> OUT_JSON;
@@ -351,7 +357,7 @@ python tools/lovo_rule.py --slack 2 $(for k in $(NSEEDS=6 seeds k15); do
 done) --out tools/results/lovo_amend31.json
 # amendment 32: E15x6, the ensemble of K15's six seeds, decoded with its own folder and judged
 # like a seed (judge5: strict grid, rule R0, real checks)
-rt-eeg ensemble --members "$(NSEEDS=6 seeds k15 | sed "s|^|$WORK/|" | paste -sd,)" --out "$WORK/e15x6"
+rt-eeg ensemble --members "$(NSEEDS=6 files "$WORK/" "" k15)" --out "$WORK/e15x6"
 judge5 e15x6
 # amendment 33: K18 = K15 with the onset emphasis on the first 5 s (6x), six seeds trained before
 # any is judged; K15's rule or 2 s earlier at <= 5 points lower
@@ -359,23 +365,19 @@ NSEEDS=6 LIST=trainX5 STORE=storeX5 ARCH=frame_lstm:context:6:0.5 train3 k18 \
   --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining --onset-epochs 5
 REF=k15 CLAUSE=2:5 JUDGE=1 recipe6 k18
 # amendment 34: E15x6L, K15's six seeds pooled by the mean of their logits, judged like a seed
-rt-eeg ensemble --combine logit --members "$(NSEEDS=6 seeds k15 | sed "s|^|$WORK/|" | paste -sd,)" \
-  --out "$WORK/e15x6l"
+rt-eeg ensemble --combine logit --members "$(NSEEDS=6 files "$WORK/" "" k15)" --out "$WORK/e15x6l"
 judge5 e15x6l
 # amendment 35: E18x6, the probability mean of K18's six seeds, judged like a seed; then O at its
 # own point (the gate), before anything else
-rt-eeg ensemble --members "$(NSEEDS=6 seeds k18 | sed "s|^|$WORK/|" | paste -sd,)" --out "$WORK/e18x6"
+rt-eeg ensemble --members "$(NSEEDS=6 files "$WORK/" "" k18)" --out "$WORK/e18x6"
 judge5 e18x6
-rm -rf "$WORK/e18x6_ship" && cp -r "$WORK/e18x6" "$WORK/e18x6_ship"
-cp "$WORK/op_e18x6_sel5.toml" "$WORK/e18x6_ship/postprocess.toml"
+at_point e18x6
 rt-eeg evaluate --list "$WORK/O.list" --model "$WORK/e18x6_ship" --out /work/sim/ship18/eval_O --workers "$J"
 # amendment 36: the adopted recipe's best seed by SELECT v2 (K15s4) at its own point; O first
-rm -rf "$WORK/k15s4_ship" && cp -r "$WORK/k15s4" "$WORK/k15s4_ship"
-cp "$WORK/op_k15s4_sel5.toml" "$WORK/k15s4_ship/postprocess.toml"
+at_point k15s4
 rt-eeg evaluate --list "$WORK/O.list" --model "$WORK/k15s4_ship" --out /work/sim/ship19/eval_O --workers "$J"
-# amendment 37: O2, drawn like O (tools/make_default_model.sh's exclusions), and the gate on O + O2
-[ -f "$WORK/O2/.done" ] || { rt-eeg simulate --out "$WORK/O2" --hours 30 --patients 18 --seed 71 \
-  --exclude-families "$OWN_EXCLUDE" && touch "$WORK/O2/.done"; }
+# amendment 37: O2, drawn like O (tools/sim_roles.sh: OWN_EXCLUDE), and the gate on O + O2
+sim "$WORK/O2" --hours 30 --patients 18 --seed 71 --exclude-families "$OWN_EXCLUDE"
 find "$WORK/O2/edf" -name '*.edf' | sort > "$WORK/O2.list"
 for pair in k15s4_ship:ship19 e15x6_ship:ship16 e18x6_ship:ship18; do
   rt-eeg evaluate --list "$WORK/O2.list" --model "$WORK/${pair%:*}" --out "/work/sim/${pair#*:}/eval_O2" --workers "$J"
