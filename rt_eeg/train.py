@@ -62,6 +62,7 @@ from rt_eeg.train_data import (
     model_inputs,
     row_sources,
 )
+from rt_eeg.weight_average import TailAverage
 
 DATA_ORDER_FILE = "data_order.npy"
 
@@ -142,6 +143,10 @@ class TrainConfig:
         ``'best'``: the weights of the epoch with the lowest dev loss (early stopping after
         ``patience``); ``'last'``: all ``epochs`` run and the final weights are kept (for a
         dev loss too flat or noisy to choose an epoch; it is still logged every epoch).
+    average_epochs : int
+        With ``keep='last'``: the weights kept are the uniform mean of the weights after every
+        training step of the last ``average_epochs`` epochs (tail averaging,
+        :mod:`rt_eeg.weight_average`), not the last step's; 0 disables it.
     """
 
     arch: str = "frame_lstm"
@@ -168,6 +173,7 @@ class TrainConfig:
     balance_halves: str = "both"
     balance_mining: bool = False
     keep: str = "best"
+    average_epochs: int = 0
 
     def __post_init__(self) -> None:
         if self.arch not in ARCHITECTURES:
@@ -199,6 +205,12 @@ class TrainConfig:
             )
         if self.balance_mining and not self.balance_sources:
             raise RtEegError("balance_mining needs balance_sources (the sources to balance)")
+        if not 0 <= self.average_epochs <= self.epochs:
+            raise RtEegError(
+                f"average_epochs must be in [0, epochs={self.epochs}], got {self.average_epochs}"
+            )
+        if self.average_epochs and self.keep != "last":
+            raise RtEegError("average_epochs needs keep='last' (the average replaces the last weights)")
         if self.hard_margin_epochs < 0:
             raise RtEegError(f"hard_margin_epochs must be >= 0, got {self.hard_margin_epochs}")
         for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units",
@@ -408,7 +420,9 @@ def train_from_store(
         best = (np.inf, -1, None)
         n_samples_seen, data_seconds, fit_seconds = 0, 0.0, 0.0
         steady = [0, 0.0]  # samples, seconds after the first epoch
+        tail = TailAverage() if cfg.average_epochs else None
         for epoch in range(cfg.epochs):
+            averaging = tail is not None and epoch >= cfg.epochs - cfg.average_epochs
             order = balanced_order(rng, pos, neg, cfg.samples_per_epoch, pos_weight, sources)
             mined = {}
             if minable is not None and epoch > 0:  # the first epoch's model knows nothing yet
@@ -430,6 +444,8 @@ def train_from_store(
             for x, y, t_data, stale_in_batch in feed:
                 n_stale += stale_in_batch
                 losses.append(float(train_step(x, y)))
+                if averaging:
+                    tail.add(model.get_weights())
                 data_seconds += t_data
                 n_samples_seen += len(y)
             t_fit = time.perf_counter() - t0
@@ -468,7 +484,18 @@ def train_from_store(
         if cfg.keep == "best":
             model.set_weights(best[2])
         else:
-            best = (history[-1]["dev_balanced_bce"], len(history) - 1, None, scores)
+            if tail is not None:
+                model.set_weights(tail.mean())
+                p_dev = np.concatenate(
+                    [infer(dev_x[i : i + 8192]) for i in range(0, len(dev_x), 8192)]
+                )
+                scores = dev_scores(dev_labels, p_dev)
+                log(
+                    f"kept the mean of the weights after {tail.count} steps (last "
+                    f"{cfg.average_epochs} epochs): dev balanced bce "
+                    f"{scores['balanced_bce']:.4f}, auc {scores['auc']:.4f}"
+                )
+            best = (scores["balanced_bce"], len(history) - 1, None, scores)
 
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_path(out_dir / MODEL_FILE, suffix=".keras") as tmp:
@@ -544,6 +571,11 @@ def train_from_store(
             "note": "training rates exclude the first epoch (graph tracing) when more than one ran",
             "store_build_frames_per_second": store.index.get("build_frames_per_second"),
         },
+        **(
+            {"weight_average": {"epochs": cfg.average_epochs, "steps": tail.count}}
+            if tail is not None
+            else {}
+        ),
         "epochs_run": len(orders),
         "best_epoch": best[1] + 1,
         "dev_scores": best[3],

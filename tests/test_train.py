@@ -336,6 +336,15 @@ def test_train_command_end_to_end(tmp_path):
     assert m2["weights_sha256"] == m["weights_sha256"]
     assert m2["files_sha256"]["model.tflite"] == m["files_sha256"]["model.tflite"]
     np.testing.assert_array_equal(np.load(out2 / "data_order.npy"), np.load(out / "data_order.npy"))
+    # tail averaging from the command line (the store reused); refused, with nothing written,
+    # where it cannot apply
+    out3, out4 = tmp_path / "models" / "tail", tmp_path / "models" / "bad"
+    assert main([*argv[:4], str(out3), *argv[5:], "--keep", "last", "--average-epochs", "1"]) == 0
+    m3 = json.loads((out3 / "manifest.json").read_text())
+    assert m3["weight_average"] == {"epochs": 1, "steps": 256 // 64}
+    assert m3["weights_sha256"] != m["weights_sha256"]
+    assert main([*argv[:4], str(out4), *argv[5:], "--average-epochs", "1"]) != 0
+    assert not out4.exists()
 
 
 # --------------------------------------------------------------------------- hard negatives
@@ -477,6 +486,45 @@ def test_keep_last_runs_every_epoch_and_keeps_the_final_weights(store_and_recs, 
         assert last["weights_sha256"] != best["weights_sha256"]
     with pytest.raises(RtEegError, match="keep"):
         TrainConfig(keep="median")
+
+
+def test_tail_average_keeps_the_mean_of_the_step_weights(store_and_recs, tmp_path):
+    """average_epochs=N keeps the uniform mean of the weights after every step of the last N
+    epochs: with one step per epoch, the mean of a 1-epoch run's weights and a 2-epoch run's
+    (the same seed draws the same first epoch); with several steps, a model other than the last
+    step's, reproducibly, and the manifest says how many steps it averaged."""
+    from rt_eeg.features import FeatureConfig
+
+    store, _ = store_and_recs
+    one_step = dict(TINY, batch_size=64, samples_per_epoch=64)
+
+    def train(name, **kw):
+        return train_from_store(
+            store, tmp_path / name, TrainConfig(seed=8, keep="last", **kw),
+            feature_config=FeatureConfig(), device="cpu", log=lambda _: None,
+        )  # fmt: skip
+
+    train("e1", **dict(one_step, epochs=1))
+    train("e2", **one_step)
+    avg = train("avg", average_epochs=2, **one_step)
+    w1, w2, wa = _weights(tmp_path / "e1"), _weights(tmp_path / "e2"), _weights(tmp_path / "avg")
+    assert any(not np.array_equal(x, y) for x, y in zip(w1, w2, strict=True))
+    for x, y, a in zip(w1, w2, wa, strict=True):
+        expected = ((x.astype(np.float64) + y) / 2).astype(np.float32)
+        np.testing.assert_array_equal(a, expected)
+    assert avg["weight_average"] == {"epochs": 2, "steps": 2}
+    assert avg["train_config"]["average_epochs"] == 2
+
+    last = train("last", **TINY)
+    tails = [train(f"tail{i}", average_epochs=1, **TINY) for i in range(2)]
+    assert tails[0]["weight_average"]["steps"] == TINY["samples_per_epoch"] // TINY["batch_size"]
+    assert tails[0]["weights_sha256"] == tails[1]["weights_sha256"] != last["weights_sha256"]
+    assert tails[0]["dev_scores"] != last["dev_scores"]  # scored with the averaged weights
+    assert "weight_average" not in last
+    with pytest.raises(RtEegError, match="keep='last'"):
+        TrainConfig(average_epochs=1)  # keep='best' chooses an epoch; an average is not one
+    with pytest.raises(RtEegError, match="average_epochs"):
+        TrainConfig(keep="last", epochs=2, average_epochs=3)
 
 
 def test_augmented_training_is_reproducible_and_changes_the_model(store_and_recs, tmp_path):

@@ -127,6 +127,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="weights kept: best (lowest dev loss, early stopping; default) or last (all --epochs)",
     )
     parser.add_argument(
+        "--average-epochs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="with --keep last: keep the mean of the weights after every step of the last N "
+        "epochs (tail averaging) instead of the last step's (default 0: off)",
+    )
+    parser.add_argument(
         "--samples-per-epoch", type=int, default=65536, help="balanced samples per training epoch"
     )
     parser.add_argument("--max-dev-samples", type=int, default=65536)
@@ -169,6 +177,7 @@ def run(args: argparse.Namespace) -> int:
         learning_rate=args.lr,
         patience=args.patience,
         keep=args.keep,
+        average_epochs=args.average_epochs,
         samples_per_epoch=args.samples_per_epoch,
         max_dev_samples=args.max_dev_samples,
         seed=args.seed if variants[0][4] is None or compare else variants[0][4],
