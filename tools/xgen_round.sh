@@ -390,3 +390,15 @@ python tools/compare_heldout.py --model K15s3=/work/sim/ship15/eval --corpora O,
 NSEEDS=6 LIST=trainX5 STORE=storeX5 train3 k19 --balance-sources A+A3+B,XT1,XT2,XE,XH \
   --balance-mining --dropout 0.3
 REF=k15 CLAUSE=2:5 JUDGE=1 recipe6 k19
+# amendment 39 (a fresh machine): K15s3 retrained from the rebuilt corpora with models/default's
+# command line (its weights_sha256 must match) and judged again on the rebuilt SELECT v2 corpora
+# (40.4 % must reproduce); then K20 = K15 + tail averaging of epochs 4-6, six seeds trained
+# before any is judged; K15's rule or the latency clause
+rt-eeg train --corpus "$WORK/trainX5.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/k15s3r" \
+  --seed 3 --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX5" \
+  --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining
+mkdir -p "$WORK/k6" && cp tools/results/operating_point_k6_macro.toml "$WORK/k6/postprocess.toml"
+NSEEDS=6 LIST=trainX5 STORE=storeX5 train3 k20 --balance-sources A+A3+B,XT1,XT2,XE,XH \
+  --balance-mining --average-epochs 3
+judge5 k15s3r
+REF=k15 CLAUSE=2:5 JUDGE=1 recipe6 k20
