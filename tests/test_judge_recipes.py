@@ -94,3 +94,40 @@ def test_latency_clause_is_a_second_way_to_win(tmp_path):
     vetoed = recipe(_recipe(tmp_path, "x", [37.0, 37.0, 37.0], onset=12.0), reals)
     assert judge(ref, vetoed, (2.0, 5.0))["latency_clause"]["passes"]
     assert not judge(ref, vetoed, (2.0, 5.0))["replaces_reference"]
+
+
+def test_paired_rule_judges_seed_by_seed(tmp_path, capsys):
+    """Amendment 39's rule P: every paired difference positive and a mean >= 5 replaces, though
+    the unpaired rule (margin from the spread) would not; one negative pair, or a mean of 4.9,
+    does not; 2 s earlier at <= 5 points lower does; the veto holds; the seed counts must match."""
+    from judge_recipes import judge_paired
+
+    ref = recipe(_recipe(tmp_path, "r", [30.0, 50.0, 40.0], onset=14.0), None)
+    up = recipe(_recipe(tmp_path, "u", [36.0, 55.0, 45.0], onset=14.0), None)  # +6, +5, +5
+    d = judge_paired(ref, up, (5.0, 2.0, 5.0))
+    assert d["paired"]["differences"] == [6.0, 5.0, 5.0] and d["paired"]["mean_difference"] == 5.33
+    assert d["replaces_reference"] and d["paired"]["by_select"]
+    assert not judge(ref, up)["replaces_reference"]  # unpaired: +5.3 against a margin of 11.5
+    mixed = recipe(_recipe(tmp_path, "m", [45.0, 49.0, 48.0], onset=14.0), None)  # +15, -1, +8
+    assert not judge_paired(ref, mixed, (5.0, 2.0, 5.0))["replaces_reference"]
+    small = recipe(_recipe(tmp_path, "s", [34.9, 54.9, 44.9], onset=14.0), None)  # +4.9 each
+    assert not judge_paired(ref, small, (5.0, 2.0, 5.0))["replaces_reference"]
+    fast = recipe(_recipe(tmp_path, "f", [25.0, 45.0, 35.0], onset=12.0), None)  # -5, 2 s
+    d = judge_paired(ref, fast, (5.0, 2.0, 5.0))
+    assert d["paired"]["mean_onset_difference_s"] == -2.0 and d["paired"]["by_latency"]
+    assert d["replaces_reference"]
+    reals = [_real(tmp_path / f"p{i}.json", auc) for i, auc in enumerate((0.9, 0.4, 0.9))]
+    vetoed = recipe(_recipe(tmp_path, "v", [36.0, 55.0, 45.0], onset=14.0), reals)
+    assert not judge_paired(ref, vetoed, (5.0, 2.0, 5.0))["replaces_reference"]
+    with pytest.raises(SystemExit, match="as many candidate seeds"):
+        judge_paired(ref, recipe(_recipe(tmp_path, "t", [36.0, 55.0]), None), (5.0, 2.0, 5.0))
+    files = {n: ",".join(map(str, _recipe(tmp_path, n, m, onset=14.0)))
+             for n, m in (("r", [30.0, 50.0, 40.0]), ("u", [36.0, 55.0, 45.0]))}  # fmt: skip
+    out = tmp_path / "paired.json"
+    main(["--reference", f"R={files['r']}", "--candidate", f"U={files['u']}", "--paired", "5:2:5",
+          "--out", str(out)])  # fmt: skip
+    assert "U minus R, seed by seed: +6.0, +5.0, +5.0 (mean +5.3 points" in capsys.readouterr().out
+    assert json.loads(out.read_text())["replaces_reference"]
+    for bad in ("5:2", "a:b:c"):
+        with pytest.raises(SystemExit, match="expected MIN_MEAN:GAIN_S:MAX_LOSS"):
+            main(["--reference", f"R={files['r']}", "--candidate", f"U={files['u']}", "--paired", bad])

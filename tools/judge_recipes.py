@@ -18,6 +18,13 @@ Usage::
         --candidate K9=tools/results/operating_point_k9_macro.json,... \\
         --real K9=tools/results/real_checks_k9.json,... --out tools/results/recipe_k9.json
 
+``--paired MIN_MEAN:GAIN_S:MAX_LOSS`` (amendment 39, rule P) judges two recipes trained on the
+same seeds, listed in the same order, seed by seed instead: the candidate replaces the reference
+iff every paired difference of SELECT means is positive and their mean is at least MIN_MEAN, or
+the mean paired onset difference is at least GAIN_S s earlier with a mean difference at most
+MAX_LOSS points lower (the veto applies either way). Paired seeds share their initial weights
+and data order, so a difference is the recipe's and not the draw's.
+
 ``--real`` (optional, per recipe, in the seeds' order) applies the veto. ``--latency-clause
 GAIN_S:MAX_LOSS`` (amendment 33) adds a second way to win: the seeds' mean onset (each seed's
 mean over voices of the median decision-epoch onset at its point) at least GAIN_S s earlier than
@@ -114,6 +121,33 @@ def judge(reference: dict, candidate: dict, latency_clause: tuple[float, float] 
     return out | {"replaces_reference": bool(wins and not candidate["vetoed"])}
 
 
+def judge_paired(reference: dict, candidate: dict, rule: tuple[float, float, float]) -> dict:
+    """Rule P (amendment 39): seed-by-seed differences, candidate minus reference.
+
+    ``rule`` = (min mean difference, min onset gain s, max mean loss); the seeds of both
+    recipes are in the same order (seed i of one was trained with seed i of the other)."""
+    min_mean, gain_s, loss = rule
+    ref, cand = reference["seeds"], candidate["seeds"]
+    if len(ref) != len(cand):
+        raise SystemExit(f"--paired needs as many candidate seeds as reference seeds "
+                         f"({len(cand)} against {len(ref)})")  # fmt: skip
+    diffs = [round(c["select_mean"] - r["select_mean"], 2) for r, c in zip(ref, cand, strict=True)]
+    onset = [c["onset_mean_s"] - r["onset_mean_s"] for r, c in zip(ref, cand, strict=True)
+             if c["onset_mean_s"] is not None and r["onset_mean_s"] is not None]  # fmt: skip
+    mean = sum(diffs) / len(diffs)
+    onset_mean = round(sum(onset) / len(onset), 2) if onset else None
+    by_select = all(d > 0 for d in diffs) and mean >= min_mean
+    by_latency = onset_mean is not None and -onset_mean >= gain_s and -mean <= loss
+    return {
+        "paired": {"differences": diffs, "mean_difference": round(mean, 2),
+                   "onset_differences_s": [round(o, 2) for o in onset],
+                   "mean_onset_difference_s": onset_mean,
+                   "rule": {"min_mean": min_mean, "min_gain_s": gain_s, "max_loss": loss},
+                   "by_select": bool(by_select), "by_latency": bool(by_latency)},  # fmt: skip
+        "replaces_reference": bool((by_select or by_latency) and not candidate["vetoed"]),
+    }
+
+
 def _named(spec: str) -> tuple[str, list[Path]]:
     name, _, files = spec.partition("=")
     if not files:
@@ -129,8 +163,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--latency-clause", metavar="GAIN_S:MAX_LOSS",
                     help="amendment 33: also replace when the seeds' mean onset is GAIN_S s "
                          "earlier at most MAX_LOSS points lower")  # fmt: skip
+    ap.add_argument("--paired", metavar="MIN_MEAN:GAIN_S:MAX_LOSS",
+                    help="amendment 39's rule P: judge seed by seed (the same seeds, in the "
+                         "same order) instead of by the recipes' means")  # fmt: skip
     ap.add_argument("--out", type=Path, default=None, help="JSON to write")
     args = ap.parse_args(argv)
+    paired = None
+    if args.paired:
+        try:
+            paired = tuple(float(x) for x in args.paired.split(":"))
+        except ValueError:
+            paired = ()
+        if len(paired) != 3:
+            raise SystemExit(f"--paired {args.paired!r}: expected MIN_MEAN:GAIN_S:MAX_LOSS")
+        if args.latency_clause:
+            raise SystemExit("--paired has its own latency clause; drop --latency-clause")
     clause = None
     if args.latency_clause:
         try:
@@ -143,12 +190,21 @@ def main(argv: list[str] | None = None) -> int:
     cand_name, cand_files = _named(args.candidate)
     ref = recipe(ref_files, real.get(ref_name))
     cand = recipe(cand_files, real.get(cand_name))
-    out = {"reference": {ref_name: ref}, "candidate": {cand_name: cand}, **judge(ref, cand, clause)}
+    verdict = judge_paired(ref, cand, paired) if paired else judge(ref, cand, clause)
+    out = {"reference": {ref_name: ref}, "candidate": {cand_name: cand}, **verdict}
     for name, r in ((ref_name, ref), (cand_name, cand)):
         per = ", ".join(f"{s['select_mean']:.1f}" for s in r["seeds"])
         print(f"{name}: seeds {per}: mean {r['mean']:.1f} %, spread {r['spread']:.1f}, "
               f"onset {r['onset_mean_s']} s" + (" (vetoed)" if r["vetoed"] else ""))
     verdict = "replaces" if out["replaces_reference"] else "does not replace"
+    if paired:
+        pr = out["paired"]
+        print(f"{cand_name} minus {ref_name}, seed by seed: "
+              f"{', '.join(f'{d:+.1f}' for d in pr['differences'])} (mean {pr['mean_difference']:+.1f}"
+              f" points, onset {pr['mean_onset_difference_s']:+.2f} s): {verdict} {ref_name}")
+        if args.out:
+            write_json_atomic(args.out, out)
+        return 0
     lc = out.get("latency_clause")
     why = (f"; onset {lc['onset_gain_s']} s earlier (clause {lc['min_gain_s']} s at <= "
            f"{lc['max_loss']} points lower: {'passes' if lc['passes'] else 'fails'})" if lc else "")
