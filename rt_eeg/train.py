@@ -210,7 +210,9 @@ class TrainConfig:
                 f"average_epochs must be in [0, epochs={self.epochs}], got {self.average_epochs}"
             )
         if self.average_epochs and self.keep != "last":
-            raise RtEegError("average_epochs needs keep='last' (the average replaces the last weights)")
+            raise RtEegError(
+                "average_epochs needs keep='last' (the average replaces the last weights)"
+            )
         if self.hard_margin_epochs < 0:
             raise RtEegError(f"hard_margin_epochs must be >= 0, got {self.hard_margin_epochs}")
         for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units",

@@ -198,18 +198,18 @@ def main(argv: list[str] | None = None) -> int:
               f"onset {r['onset_mean_s']} s" + (" (vetoed)" if r["vetoed"] else ""))
     verdict = "replaces" if out["replaces_reference"] else "does not replace"
     if paired:
-        pr = out["paired"]
+        pr, onset = out["paired"], out["paired"]["mean_onset_difference_s"]
         print(f"{cand_name} minus {ref_name}, seed by seed: "
-              f"{', '.join(f'{d:+.1f}' for d in pr['differences'])} (mean {pr['mean_difference']:+.1f}"
-              f" points, onset {pr['mean_onset_difference_s']:+.2f} s): {verdict} {ref_name}")
-        if args.out:
-            write_json_atomic(args.out, out)
-        return 0
-    lc = out.get("latency_clause")
-    why = (f"; onset {lc['onset_gain_s']} s earlier (clause {lc['min_gain_s']} s at <= "
-           f"{lc['max_loss']} points lower: {'passes' if lc['passes'] else 'fails'})" if lc else "")
-    print(f"{cand_name} leads by {out['lead']:+.1f} points (margin {out['margin']:.1f}){why}: "
-          f"{verdict} {ref_name}")
+              f"{', '.join(f'{d:+.1f}' for d in pr['differences'])} (mean "
+              f"{pr['mean_difference']:+.1f} points, onset "
+              f"{'n/a' if onset is None else f'{onset:+.2f} s'}): {verdict} {ref_name}")
+    else:
+        lc = out.get("latency_clause")
+        why = (f"; onset {lc['onset_gain_s']} s earlier (clause {lc['min_gain_s']} s at <= "
+               f"{lc['max_loss']} points lower: {'passes' if lc['passes'] else 'fails'})"
+               if lc else "")
+        print(f"{cand_name} leads by {out['lead']:+.1f} points (margin {out['margin']:.1f}){why}: "
+              f"{verdict} {ref_name}")
     if args.out:
         write_json_atomic(args.out, out)
     return 0
