@@ -409,5 +409,6 @@ op=tools/results/operating_point_ rc=tools/results/real_checks_
 python tools/judge_recipes.py --paired 5:2:5 \
   --reference "K15R=${op}k15s3r_sel5.json,${op}k15r_sel5.json,${op}k15rs1_sel5.json" \
   --candidate "K20=${op}k20s3_sel5.json,${op}k20_sel5.json,${op}k20s1_sel5.json" \
+  --real "K15R=${rc}k15s3r.json,${rc}k15r.json,${rc}k15rs1.json" \
   --real "K20=${rc}k20s3.json,${rc}k20.json,${rc}k20s1.json" \
   --out tools/results/recipe_k20_vs_k15r_paired.json
