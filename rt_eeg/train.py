@@ -418,6 +418,9 @@ def train_from_store(
                 ]
             )
 
+        def predict_dev() -> np.ndarray:
+            return np.concatenate([infer(dev_x[i : i + 8192]) for i in range(0, len(dev_x), 8192)])
+
         orders, history = [], []
         best = (np.inf, -1, None)
         n_samples_seen, data_seconds, fit_seconds = 0, 0.0, 0.0
@@ -455,8 +458,7 @@ def train_from_store(
             if epoch > 0:  # steady state: the first epoch includes tracing
                 steady[0] += len(order)
                 steady[1] += t_fit
-            p_dev = np.concatenate([infer(dev_x[i : i + 8192]) for i in range(0, len(dev_x), 8192)])
-            scores = dev_scores(dev_labels, p_dev)
+            scores = dev_scores(dev_labels, predict_dev())
             history.append(
                 {
                     "epoch": epoch + 1,
@@ -488,10 +490,7 @@ def train_from_store(
         else:
             if tail is not None:
                 model.set_weights(tail.mean())
-                p_dev = np.concatenate(
-                    [infer(dev_x[i : i + 8192]) for i in range(0, len(dev_x), 8192)]
-                )
-                scores = dev_scores(dev_labels, p_dev)
+                scores = dev_scores(dev_labels, predict_dev())
                 log(
                     f"kept the mean of the weights after {tail.count} steps (last "
                     f"{cfg.average_epochs} epochs): dev balanced bce "
