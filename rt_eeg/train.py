@@ -53,6 +53,7 @@ from rt_eeg.errors import RtEegError
 from rt_eeg.hard_negatives import minable_negatives, mine_order
 from rt_eeg.io.atomic import atomic_path, write_json_atomic
 from rt_eeg.model_files import lite_manifest_section
+from rt_eeg.numeric_env import numeric_environment
 from rt_eeg.runtime import LITE_FILE, export_tflite, import_tensorflow
 from rt_eeg.store import FeatureStore
 from rt_eeg.train_data import (
@@ -525,6 +526,7 @@ def train_from_store(
         },
         "libraries": library_versions(),
         "determinism": determinism,
+        "numeric_environment": numeric_environment(),  # what reproduces it on another CPU
         "device": dev_name,
         "train_config": dataclasses.asdict(cfg),
         **({"balanced_sources": source_counts} if source_counts else {}),

@@ -110,6 +110,14 @@ recipe3() {  # NAME TRAIN_OPTION...   (three-voice SELECT, amendments 15-22)
     --real "K6=${rc}k6r.json,${rc}k6s1.json,${rc}k6s2.json" --real "$up=$(files "$rc" .json "$name")" \
     --out "tools/results/recipe_${name}_vs_k6.json"
 }
+# K15's recipe (amendment 29) for one explicit seed, OPTIONs added after it (a later option
+# wins: `k15x5 k21 0 --epochs 9`); amendments 39-40 pair seeds by number.
+k15x5() {  # OUT SEED [option...]
+  local out=$1 s=$2; shift 2
+  rt-eeg train --corpus "$WORK/trainX5.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/$out" \
+    --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX5" \
+    --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining "$@"
+}
 # One step alone, e.g. `bash tools/xgen_round.sh recipe3 k11` or `... judge k6r` (the
 # functions above with the corpora and stores already made), instead of the whole round.
 if [ "$#" -gt 0 ]; then "$@"; exit; fi
@@ -395,12 +403,6 @@ REF=k15 CLAUSE=2:5 JUDGE=1 recipe6 k19
 # and judged again; then, paired (rule P), K15 and K20 = K15 + tail averaging of epochs 4-6 on
 # the same seeds (3, 0, 1: the same training path, only the weights kept differ)
 mkdir -p "$WORK/k6" && cp tools/results/operating_point_k6_macro.toml "$WORK/k6/postprocess.toml"
-k15x5() {  # OUT SEED [option...]
-  local out=$1 s=$2; shift 2
-  rt-eeg train --corpus "$WORK/trainX5.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/$out" \
-    --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX5" \
-    --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining "$@"
-}
 k15x5 k15s3r 3; k15x5 k20s3 3 --average-epochs 3
 k15x5 k15r 0; k15x5 k20 0 --average-epochs 3
 k15x5 k15rs1 1; k15x5 k20s1 1 --average-epochs 3
@@ -412,3 +414,13 @@ python tools/judge_recipes.py --paired 5:2:5 \
   --real "K15R=${rc}k15s3r.json,${rc}k15r.json,${rc}k15rs1.json" \
   --real "K20=${rc}k20s3.json,${rc}k20.json,${rc}k20s1.json" \
   --out tools/results/recipe_k20_vs_k15r_paired.json
+# amendment 40: K21 = K15 trained 9 epochs, the mean of epochs 4-9's step weights kept; rule P on
+# seeds 3, 0, 1 against the K15 seeds of amendment 39 (already judged, not re-run)
+for pair in k21s3:3 k21:0 k21s1:1; do k15x5 "${pair%:*}" "${pair#*:}" --epochs 9 --average-epochs 6; done
+for k in k21s3 k21 k21s1; do judge5 "$k"; done
+python tools/judge_recipes.py --paired 5:2:5 \
+  --reference "K15R=${op}k15s3r_sel5.json,${op}k15r_sel5.json,${op}k15rs1_sel5.json" \
+  --candidate "K21=${op}k21s3_sel5.json,${op}k21_sel5.json,${op}k21s1_sel5.json" \
+  --real "K15R=${rc}k15s3r.json,${rc}k15r.json,${rc}k15rs1.json" \
+  --real "K21=${rc}k21s3.json,${rc}k21.json,${rc}k21s1.json" \
+  --out tools/results/recipe_k21_vs_k15r_paired.json

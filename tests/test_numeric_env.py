@@ -1,0 +1,47 @@
+"""The numeric environment a manifest records: CPU, numpy's SIMD dispatch, ISA variables."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+
+from rt_eeg.numeric_env import ISA_VARIABLES, cpu_model, numeric_environment, numpy_simd
+
+
+def test_cpu_model_reads_cpuinfo_and_falls_back(tmp_path):
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) X\n")
+    assert cpu_model(info) == "Intel(R) Xeon(R) X"
+    assert cpu_model(tmp_path / "missing") == platform.processor()
+    (tmp_path / "empty").write_text("processor\t: 0\n")
+    assert cpu_model(tmp_path / "empty") == platform.processor()
+
+
+def _env_in_child(**env) -> dict:
+    """numeric_environment() in a fresh interpreter (numpy reads its variables at import)."""
+    child_env = {k: v for k, v in os.environ.items() if k not in ISA_VARIABLES} | env
+    out = subprocess.run(
+        [sys.executable, "-c",
+         "import json; from rt_eeg.numeric_env import numeric_environment as f; "
+         "print(json.dumps(f()))"],
+        env=child_env, capture_output=True, text=True, check=True,
+    )
+    return json.loads(out.stdout)
+
+
+def test_records_numpy_dispatch_and_the_variables_that_hold_it_back():
+    here = numeric_environment()
+    assert here["machine"] == platform.machine()
+    assert here["numpy_simd"] == numpy_simd()
+    plain = _env_in_child()
+    assert plain["isa_variables"] == {}
+    held = _env_in_child(TF_ENABLE_ONEDNN_OPTS="0", ONEDNN_MAX_CPU_ISA="AVX2")
+    assert held["isa_variables"] == {"TF_ENABLE_ONEDNN_OPTS": "0", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+    above_v3 = [t for t in plain["numpy_simd"] if t != "X86_V3"]
+    if above_v3 and platform.machine() == "x86_64":  # targets above AVX2: holding them back shows
+        limited = _env_in_child(NPY_DISABLE_CPU_FEATURES=" ".join(above_v3))
+        assert limited["numpy_simd"] == [t for t in plain["numpy_simd"] if t == "X86_V3"]
+        assert limited["isa_variables"]["NPY_DISABLE_CPU_FEATURES"] == " ".join(above_v3)
