@@ -271,3 +271,20 @@ def test_non_finite_samples_are_refused_with_time_and_channel(tmp_path, rng, mon
         pytest.raises(RtEegError, match=r"nan.edf: non-finite sample .*'EEG F4-REF' at 1.20 s"),
     ):
         rec.read()
+
+
+def test_json_rows_one_record_per_line_same_document(tmp_path):
+    import json
+
+    from rt_eeg.io.atomic import json_text, write_json_atomic
+
+    doc = {"a": {"b": [1, 2]}, "trials": [{"s": 0.5, "c": {"x": [1]}}, {"s": 1.0}], "z": "end"}
+    text = json_text(doc, "trials")
+    assert json.loads(text) == doc
+    lines = text.splitlines()
+    assert '    {"s":0.5,"c":{"x":[1]}},' in lines and '    {"s":1.0}' in lines
+    # without rows (or a missing, empty or non-list key) the file is plain indented JSON
+    for d, rows in ((doc, None), (doc, "absent"), (doc, "z"), ({"trials": []}, "trials")):
+        assert json_text(d, rows) == json.dumps(d, indent=2) + "\n"
+    write_json_atomic(tmp_path / "d.json", doc, rows="trials")
+    assert (tmp_path / "d.json").read_text() == text

@@ -253,7 +253,7 @@ def main(argv=None) -> int:
         "figures": figures, "n_trials": len(trials), "wall_s": round(time.perf_counter() - t0, 1),
         "trials_pool": trials,
     }  # fmt: skip
-    write_json_atomic(args.out, doc)
+    write_json_atomic(args.out, doc, rows="trials_pool")  # the grid: one trial per line
     if args.score_only:
         print(json.dumps({"configs": doc["configs"], "figures": figures}, indent=1))
         return 0

@@ -51,9 +51,28 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
-def write_json_atomic(path: str | os.PathLike, obj: object) -> None:
-    """Write ``obj`` as indented JSON to ``path`` atomically."""
-    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=False) + "\n")
+def json_text(obj: object, rows: str | None = None) -> str:
+    """``obj`` as indented JSON; the list ``obj[rows]`` (if named) one compact item per line.
+
+    A long list of records (an operating-point grid's trials) indented item by item is most of
+    a file's bytes; one line per record keeps it readable and diffable at about half the size.
+    """
+    if rows is None or not isinstance(obj, dict) or not isinstance(obj.get(rows), list):
+        return json.dumps(obj, indent=2, sort_keys=False) + "\n"
+    parts = []
+    for key, value in obj.items():
+        if key == rows and value:
+            lines = ",\n".join("    " + json.dumps(r, separators=(",", ":")) for r in value)
+            text = "[\n" + lines + "\n  ]"
+        else:
+            text = json.dumps(value, indent=2).replace("\n", "\n  ")
+        parts.append(f"  {json.dumps(key)}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def write_json_atomic(path: str | os.PathLike, obj: object, rows: str | None = None) -> None:
+    """Write ``obj`` as indented JSON to ``path`` atomically (``rows``: see :func:`json_text`)."""
+    write_text_atomic(path, json_text(obj, rows))
 
 
 def save_npz_atomic(path: str | os.PathLike, **arrays: np.ndarray) -> None:
