@@ -324,33 +324,37 @@ def build_store(
     meta = {"feature_config": cfg_toml, "root": str(root.resolve()), **(meta or {})}
     t0 = time.perf_counter()
     n_frames = 0
-    with (
-        StoreWriter(path, N_FEATURES, meta) as writer,
-        contextlib.closing(_map(jobs, workers)) as computed,
-    ):
-        for k, (it, name, src) in enumerate(zip(items, names, plan, strict=True)):
-            if src is not None:
-                writer.add_copy(src[0], src[1], name, it.split, it.patient, identities[k])
-            else:
-                res = next(computed)
-                if isinstance(res, tuple):
-                    writer.skip(*res, source=identities[k])
-                    print(f"rt-eeg: skipped {res[0]}: {res[1]}", file=sys.stderr)
+    try:
+        with (
+            StoreWriter(path, N_FEATURES, meta) as writer,
+            contextlib.closing(_map(jobs, workers)) as computed,
+        ):
+            for k, (it, name, src) in enumerate(zip(items, names, plan, strict=True)):
+                if src is not None:
+                    writer.add_copy(src[0], src[1], name, it.split, it.patient, identities[k])
                 else:
-                    writer.add(res, source=identities[k])
-                    n_frames += res.features.shape[0]
-            if progress is not None:
-                progress(k + 1, len(items), name)
-        elapsed = time.perf_counter() - t0
-        writer.meta["build_seconds"] = round(elapsed, 3)
-        # frames computed (not copied) per second of the whole build
-        writer.meta["build_frames_per_second"] = round(n_frames / max(elapsed, 1e-9), 1)
-        if reuse is not None:
-            n_reused = sum(src is not None for src in plan)
-            writer.meta["build_reused"] = n_reused
-            writer.meta["build_computed"] = len(items) - n_reused
-            writer.meta["build_reused_from"] = [str(s.path) for s in reuse]
-            log(f"feature store {path}: {n_reused} recordings reused, {len(jobs)} computed")
+                    res = next(computed)
+                    if isinstance(res, tuple):
+                        writer.skip(*res, source=identities[k])
+                        print(f"rt-eeg: skipped {res[0]}: {res[1]}", file=sys.stderr)
+                    else:
+                        writer.add(res, source=identities[k])
+                        n_frames += res.features.shape[0]
+                if progress is not None:
+                    progress(k + 1, len(items), name)
+            elapsed = time.perf_counter() - t0
+            writer.meta["build_seconds"] = round(elapsed, 3)
+            # frames computed (not copied) per second of the whole build
+            writer.meta["build_frames_per_second"] = round(n_frames / max(elapsed, 1e-9), 1)
+            if reuse is not None:
+                n_reused = sum(src is not None for src in plan)
+                writer.meta["build_reused"] = n_reused
+                writer.meta["build_computed"] = len(items) - n_reused
+                writer.meta["build_reused_from"] = [str(s.path) for s in reuse]
+                log(f"feature store {path}: {n_reused} recordings reused, {len(jobs)} computed")
+    except OSError as err:  # a full disk, a vanished folder: the writer removed what it wrote
+        where = f" ({err.filename})" if err.filename else ""
+        raise RtEegError(f"feature store not built: {err.strerror or err}{where}", path) from err
     return Path(path)
 
 

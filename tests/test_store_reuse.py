@@ -329,3 +329,29 @@ def test_the_store_key_sees_a_recording_rewritten_in_place(corpora, tmp_path):
     assert store_key(after[0], "f", after[1]) != store_key(before[0], "f", before[1])
     now = source_identity(items[0])
     assert now["edf_bytes"] == ident["edf_bytes"] and now["edf_mtime_ns"] != ident["edf_mtime_ns"]
+
+
+def test_a_full_disk_is_one_clear_error_and_leaves_no_partial_store(corpora, tmp_path, monkeypatch):
+    """ENOSPC while copying rows (seen on a 16 GB rebuild): an RtEegError naming the store and
+    the reason, no half-written store left, the reused store untouched."""
+    import rt_eeg.store
+    from rt_eeg.errors import RtEegError
+
+    before = {n: (corpora["big"] / n).read_bytes() for n in DATA_FILES}
+    calls = []
+
+    def full(src, start, n, out):
+        calls.append(n)
+        if len(calls) == 2:  # the second recording copied: the disk fills up
+            raise OSError(28, "No space left on device")
+        out.write(np.ascontiguousarray(src[start : start + n]).tobytes())
+
+    monkeypatch.setattr(rt_eeg.store, "_copy_rows", full)
+    out = tmp_path / "store"
+    with pytest.raises(RtEegError) as err:
+        build_store(corpora["a"], corpora["top"], out, FeatureConfig(),
+                    reuse=[FeatureStore(corpora["big"])], log=lambda line: None)  # fmt: skip
+    assert str(err.value) == f"{out}: feature store not built: No space left on device"
+    assert len(calls) == 2
+    assert not (out / "index.json").exists() and not any((out / n).exists() for n in DATA_FILES)
+    assert {n: (corpora["big"] / n).read_bytes() for n in DATA_FILES} == before
