@@ -1,12 +1,17 @@
 """What decides the last bits of the numbers on this machine, recorded beside a trained model.
 
 Seeds, op determinism and thread pools make training bit-identical on one machine
-(:mod:`rt_eeg.train`). Across machines two more things count (measured 2026-11-27, README
-"Reproducibility across CPUs"): the SIMD level numpy dispatches to (its AVX-512 kernels round
-some generators' signals differently in the last bits, and thresholded labels flip), and
-TensorFlow's oneDNN kernels, which pick their instruction set from the CPU. Both can be held
-back by environment variables; this module reports the CPU, what numpy dispatches to, and those
-variables, so a manifest says which environment reproduces it.
+(:mod:`rt_eeg.train`). Across machines three more things count (measured 2026-11-27, README
+"Reproducibility across CPUs"): the SIMD level numpy dispatches to and the kernels OpenBLAS
+picks for the CPU (the generators ``dip`` and ``epileptor`` amplify their last bits: thresholded
+labels flip, chaotic dynamics diverge), and TensorFlow's oneDNN kernels, which pick their
+instruction set from the CPU. All three are held back by environment variables;
+:func:`avx2_variables` gives the values that make an x86-64 machine compute what an AVX2 one
+does, and :func:`numeric_environment` reports the CPU, numpy's dispatch and the variables set,
+so a manifest says which environment reproduces it.
+
+``python -m rt_eeg.numeric_env --avx2-exports`` prints :func:`avx2_variables` as shell
+``export`` lines (nothing off x86-64), for a script to ``eval`` before numpy is imported.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pathlib import Path
 ISA_VARIABLES = (
     "NPY_DISABLE_CPU_FEATURES",
     "NPY_ENABLE_CPU_FEATURES",
+    "OPENBLAS_CORETYPE",
     "TF_ENABLE_ONEDNN_OPTS",
     "ONEDNN_MAX_CPU_ISA",
     "DNNL_MAX_CPU_ISA",
@@ -62,3 +68,49 @@ def numeric_environment() -> dict:
         "numpy_simd": numpy_simd(),
         "isa_variables": {k: os.environ[k] for k in ISA_VARIABLES if k in os.environ},
     }
+
+
+def avx2_variables(machine: str | None = None, simd: list[str] | None = None) -> dict[str, str]:
+    """Environment that makes this machine's numpy, OpenBLAS and oneDNN compute as on AVX2.
+
+    Parameters
+    ----------
+    machine : str, optional
+        ``platform.machine()`` by default; anything but x86-64 gets ``{}``, and so does a
+        CPU without AVX2 (``X86_V3`` not among ``simd``).
+    simd : list of str, optional
+        numpy's dispatch targets that run here (:func:`numpy_simd` by default); every one
+        above ``X86_V3`` is disabled (numpy refuses to disable a target it does not know).
+
+    Returns
+    -------
+    dict
+        ``NPY_DISABLE_CPU_FEATURES`` (only when there is something to disable),
+        ``OPENBLAS_CORETYPE=Haswell`` (OpenBLAS's AVX2 kernels, what AMD Zen runs too) and
+        ``ONEDNN_MAX_CPU_ISA=AVX2``.
+    """
+    simd = numpy_simd() if simd is None else simd
+    if (machine or platform.machine()) not in ("x86_64", "AMD64") or "X86_V3" not in simd:
+        return {}  # not x86-64, or below AVX2 (or numpy says nothing): nothing to hold back to
+    above = [t for t in simd if t != "X86_V3"]
+    return ({"NPY_DISABLE_CPU_FEATURES": " ".join(above)} if above else {}) | {
+        "OPENBLAS_CORETYPE": "Haswell",
+        "ONEDNN_MAX_CPU_ISA": "AVX2",
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``--avx2-exports``: print :func:`avx2_variables` as ``export NAME='value'`` lines."""
+    import argparse
+    import shlex
+
+    p = argparse.ArgumentParser(prog="python -m rt_eeg.numeric_env", description=main.__doc__)
+    p.add_argument("--avx2-exports", action="store_true", required=True)
+    p.parse_args(argv)
+    for name, value in avx2_variables().items():
+        print(f"export {name}={shlex.quote(value)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -45,3 +45,34 @@ def test_records_numpy_dispatch_and_the_variables_that_hold_it_back():
         limited = _env_in_child(NPY_DISABLE_CPU_FEATURES=" ".join(above_v3))
         assert limited["numpy_simd"] == [t for t in plain["numpy_simd"] if t == "X86_V3"]
         assert limited["isa_variables"]["NPY_DISABLE_CPU_FEATURES"] == " ".join(above_v3)
+
+
+def test_avx2_variables_hold_numpy_openblas_and_onednn_back():
+    from rt_eeg.numeric_env import avx2_variables
+
+    assert avx2_variables("aarch64", ["ASIMD"]) == {}
+    assert avx2_variables("x86_64", []) == {}  # below AVX2: OpenBLAS's Haswell kernels would fault
+    assert avx2_variables("x86_64", ["X86_V3"]) == {
+        "OPENBLAS_CORETYPE": "Haswell", "ONEDNN_MAX_CPU_ISA": "AVX2"}  # fmt: skip
+    v = avx2_variables("x86_64", ["X86_V3", "X86_V4", "AVX512_ICL", "AVX512_SPR"])
+    assert v["NPY_DISABLE_CPU_FEATURES"] == "X86_V4 AVX512_ICL AVX512_SPR"
+    assert set(ISA_VARIABLES) >= set(v)
+
+
+def test_avx2_exports_evaluated_by_a_shell_reach_numpy():
+    """The recipe's use: `eval "$(python -m rt_eeg.numeric_env --avx2-exports)"`, then numpy
+    in a later process dispatches to X86_V3 at most."""
+    env = {k: v for k, v in os.environ.items() if k not in ISA_VARIABLES}
+    script = (
+        f'eval "$({sys.executable} -m rt_eeg.numeric_env --avx2-exports)"; '
+        f"{sys.executable} -c 'import json; from rt_eeg.numeric_env import numeric_environment as f;"
+        f" print(json.dumps(f()))'"
+    )
+    out = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, check=True)
+    got = json.loads(out.stdout)
+    if platform.machine() == "x86_64":
+        assert set(got["numpy_simd"]) <= {"X86_V3"}
+        assert got["isa_variables"]["OPENBLAS_CORETYPE"] == "Haswell"
+        assert got["isa_variables"]["ONEDNN_MAX_CPU_ISA"] == "AVX2"
+    else:
+        assert got["isa_variables"] == {}

@@ -32,6 +32,10 @@
 # the feature store ~50 min, training ~2 min, the SELECT v2 corpora and tuning ~12 min, the
 # held-out evaluations ~25 min.
 set -euo pipefail
+# One numeric environment on every x86-64 machine (README "Reproducibility across CPUs"): numpy's
+# SIMD level and OpenBLAS's kernels move the simulated corpora, oneDNN's the training; all three
+# are held to what an AVX2 machine computes. RT_EEG_NATIVE_ISA=1 keeps this CPU's own.
+[ -n "${RT_EEG_NATIVE_ISA:-}" ] || eval "$(python -m rt_eeg.numeric_env --avx2-exports)"
 WORK=${WORK:-/work/sim/recipe}
 SHARED=${SHARED:-../shared/data/tusz_v2_sample}
 OUT=${OUT:-models/default}
