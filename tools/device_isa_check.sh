@@ -23,6 +23,7 @@ declare -A level=([default]="")
 [[ " $found " == *" X86_V4 "* && -n $above_v4 ]] && level[x86_v4]=$above_v4
 [[ -n $above_v3 ]] && level[avx2]=$above_v3
 tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT  # up to a few GB of corpora
 rows=()
 for name in "${!level[@]}"; do
   for gen in dip:51:6:4 epileptor:60:2:2; do
