@@ -122,6 +122,18 @@ k15x5() {  # OUT SEED [option...]
     --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX5" \
     --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining "$@"
 }
+# Rule P (amendments 39-40): a recipe's seeds 3, 0, 1 (folders, in that order) judged pair by
+# pair against K15's trained on the same machine (k15s3r, k15r, k15rs1)
+# -> tools/results/recipe_label_vs_k15r_paired.json
+paired_vs_k15r() {  # LABEL K_SEED3 K_SEED0 K_SEED1
+  local label=$1 op=tools/results/operating_point_ rc=tools/results/real_checks_; shift
+  local -a ref=(k15s3r k15r k15rs1)
+  csv_of() { local pre=$1 suf=$2; shift 2; printf "$pre%s$suf\n" "$@" | paste -sd,; }
+  python tools/judge_recipes.py --paired 5:2:5 \
+    --reference "K15R=$(csv_of "$op" _sel5.json "${ref[@]}")" --candidate "$label=$(csv_of "$op" _sel5.json "$@")" \
+    --real "K15R=$(csv_of "$rc" .json "${ref[@]}")" --real "$label=$(csv_of "$rc" .json "$@")" \
+    --out "tools/results/recipe_${label,,}_vs_k15r_paired.json"
+}
 # One step alone, e.g. `bash tools/xgen_round.sh recipe3 k11` or `... judge k6r` (the
 # functions above with the corpora and stores already made), instead of the whole round.
 if [ "$#" -gt 0 ]; then "$@"; exit; fi
@@ -411,20 +423,9 @@ k15x5 k15s3r 3; k15x5 k20s3 3 --average-epochs 3
 k15x5 k15r 0; k15x5 k20 0 --average-epochs 3
 k15x5 k15rs1 1; k15x5 k20s1 1 --average-epochs 3
 for k in k15s3r k20s3 k15r k20 k15rs1 k20s1; do judge5 "$k"; done
-op=tools/results/operating_point_ rc=tools/results/real_checks_
-python tools/judge_recipes.py --paired 5:2:5 \
-  --reference "K15R=${op}k15s3r_sel5.json,${op}k15r_sel5.json,${op}k15rs1_sel5.json" \
-  --candidate "K20=${op}k20s3_sel5.json,${op}k20_sel5.json,${op}k20s1_sel5.json" \
-  --real "K15R=${rc}k15s3r.json,${rc}k15r.json,${rc}k15rs1.json" \
-  --real "K20=${rc}k20s3.json,${rc}k20.json,${rc}k20s1.json" \
-  --out tools/results/recipe_k20_vs_k15r_paired.json
+paired_vs_k15r K20 k20s3 k20 k20s1
 # amendment 40: K21 = K15 trained 9 epochs, the mean of epochs 4-9's step weights kept; rule P on
 # seeds 3, 0, 1 against the K15 seeds of amendment 39 (already judged, not re-run)
 for pair in k21s3:3 k21:0 k21s1:1; do k15x5 "${pair%:*}" "${pair#*:}" --epochs 9 --average-epochs 6; done
 for k in k21s3 k21 k21s1; do judge5 "$k"; done
-python tools/judge_recipes.py --paired 5:2:5 \
-  --reference "K15R=${op}k15s3r_sel5.json,${op}k15r_sel5.json,${op}k15rs1_sel5.json" \
-  --candidate "K21=${op}k21s3_sel5.json,${op}k21_sel5.json,${op}k21s1_sel5.json" \
-  --real "K15R=${rc}k15s3r.json,${rc}k15r.json,${rc}k15rs1.json" \
-  --real "K21=${rc}k21s3.json,${rc}k21.json,${rc}k21s1.json" \
-  --out tools/results/recipe_k21_vs_k15r_paired.json
+paired_vs_k15r K21 k21s3 k21 k21s1
