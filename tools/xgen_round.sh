@@ -122,6 +122,17 @@ k15x5() {  # OUT SEED [option...]
     --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX5" \
     --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining "$@"
 }
+# K22 (amendment 41): K20's recipe (tail averaging) with `hawkes` (XK6) as a sixth source
+k22x6() {  # OUT SEED [option...]
+  local out=$1 s=$2; shift 2
+  k15x5 "$out" "$s" --corpus "$WORK/trainX6.list" --store "$WORK/storeX6" \
+    --balance-sources A+A3+B,XT1,XT2,XE,XH,XK6 --average-epochs 3 "$@"
+}
+xk6() {  # the sixth TRAIN corpus and trainX6.list
+  xsim "$WORK/XK6" --generator hawkes --hours 16 --patients 12 --seed 72
+  find "$WORK/XK6/edf" -name '*.edf' | sort > "$WORK/XK6.list"
+  cat "$WORK/trainX5.list" "$WORK/XK6.list" > "$WORK/trainX6.list"
+}
 # Rule P (amendments 39-40): a recipe's seeds 3, 0, 1 (folders, in that order) judged pair by
 # pair against K15's trained on the same machine (k15s3r, k15r, k15rs1)
 # -> tools/results/recipe_label_vs_k15r_paired.json
