@@ -44,6 +44,35 @@ def test_center_is_window_mean_at_start_then_background_median():
     assert np.allclose(ctx.center(w), 3.5)
 
 
+def test_center_is_numpy_median_bit_for_bit():
+    # the incremental median (sorted blocks, the window inserted) against np.median over the
+    # same pool: every ring fill level, ring wrap-around, ties, signed values and NaN
+    rng = np.random.default_rng(5)
+    for trial in range(3):
+        ctx = BackgroundContext(3, 4, block_epochs=1, n_blocks=7)
+        for step in range(20):
+            if trial == 0:
+                v = rng.integers(-3, 4, (3, 4)).astype(np.float32)  # many ties
+            else:
+                v = rng.standard_normal((3, 4)).astype(np.float32) * 10 ** rng.uniform(-3, 3)
+            if trial == 2 and step == 12:
+                v[1, 2] = np.nan  # a NaN block: np.median's rule (NaN) until it leaves the ring
+            w = rng.standard_normal((3, 4)).astype(np.float32)
+            if step == 5:
+                w[0, 0] = np.nan
+            m = ctx.n_blocks_filled
+            pool = np.concatenate([ctx._blocks[:m], w[None]], axis=0)
+            want = np.median(pool, axis=0).astype(np.float32) if m else w
+            got = ctx.center(w)
+            assert got.dtype == np.float32 and got.shape == (3, 4)
+            nan = np.isnan(want)
+            assert np.array_equal(np.isnan(got), nan), (trial, step, m)
+            assert np.array_equal(got[~nan].view(np.uint32), want[~nan].view(np.uint32)), (
+                trial, step, m)  # fmt: skip
+            ctx.update(v, True)
+        assert ctx.n_blocks_filled == 7
+
+
 def test_gate_score_top_k():
     p = np.array([[0.1, 0.9, 0.8, 0.2, 0.7, 0.6]], np.float32)
     assert gate_score(p, 4)[0] == pytest.approx((0.9 + 0.8 + 0.7 + 0.6) / 4)
