@@ -1,7 +1,8 @@
 """What decides the last bits of the numbers on this machine, recorded beside a trained model.
 
 Seeds, op determinism and thread pools make training bit-identical on one machine
-(:mod:`rt_eeg.train`). Across machines three more things count (measured 2026-11-27, README
+(:func:`configure_tensorflow`, called by :mod:`rt_eeg.train`; :func:`library_versions` records
+what computed the numbers). Across machines three more things count (measured 2026-11-27, README
 "Reproducibility across CPUs"): the SIMD level numpy dispatches to and the kernels OpenBLAS
 picks for the CPU (the generators ``dip`` and ``epileptor`` amplify their last bits: thresholded
 labels flip, chaotic dynamics diverge), and TensorFlow's oneDNN kernels, which pick their
@@ -96,6 +97,48 @@ def avx2_variables(machine: str | None = None, simd: list[str] | None = None) ->
     return ({"NPY_DISABLE_CPU_FEATURES": " ".join(above)} if above else {}) | {
         "OPENBLAS_CORETYPE": "Haswell",
         "ONEDNN_MAX_CPU_ISA": "AVX2",
+    }
+
+
+def configure_tensorflow(seed: int, threads: int = 0) -> dict:
+    """Seed every random source, enable op determinism, fix thread pools; return settings."""
+    import keras
+
+    from rt_eeg.runtime import import_tensorflow
+
+    tf = import_tensorflow()
+    if threads:
+        try:
+            tf.config.threading.set_intra_op_parallelism_threads(threads)
+            tf.config.threading.set_inter_op_parallelism_threads(threads)
+        except RuntimeError:
+            pass  # runtime already initialised in this process: the recorded values say so
+    keras.config.set_floatx("float32")
+    keras.utils.set_random_seed(int(seed))
+    tf.config.experimental.enable_op_determinism()
+    return {
+        "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
+        "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads(),
+        "op_determinism": True,
+        "cpu_count": os.cpu_count(),
+        "floatx": keras.config.floatx(),
+    }
+
+
+def library_versions() -> dict:
+    """Versions of the libraries that determine the numbers."""
+    import keras
+    import numpy as np
+
+    from rt_eeg.runtime import import_tensorflow
+
+    tf = import_tensorflow()
+
+    return {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "tensorflow": tf.__version__,
+        "keras": keras.__version__,
     }
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import platform
 import time
 from pathlib import Path
 
@@ -35,13 +34,11 @@ import numpy as np
 
 from rt_eeg.context import BLOCK_EPOCHS, GATE, GATE_TOP_K, N_BLOCKS
 from rt_eeg.decoder import (
-    ARCHITECTURES,
     CONTEXT_NORMALISATIONS,
     FEATURES_FILE,
     FRAMES_PER_EPOCH,
     MANIFEST_FILE,
     MODEL_FILE,
-    NORMALISATIONS,
     WINDOW_EPOCHS,
     build_model,
     make_infer,
@@ -49,13 +46,15 @@ from rt_eeg.decoder import (
     model_width,
     resolve_device,
 )
+from rt_eeg.dev_metrics import dev_scores
 from rt_eeg.errors import RtEegError
 from rt_eeg.hard_negatives import minable_negatives, mine_order
 from rt_eeg.io.atomic import atomic_path, write_json_atomic
 from rt_eeg.model_files import lite_manifest_section
-from rt_eeg.numeric_env import numeric_environment
+from rt_eeg.numeric_env import configure_tensorflow, library_versions, numeric_environment
 from rt_eeg.runtime import LITE_FILE, export_tflite, import_tensorflow
 from rt_eeg.store import FeatureStore
+from rt_eeg.train_config import TrainConfig
 from rt_eeg.train_data import (
     balanced_order,
     batches,
@@ -66,227 +65,6 @@ from rt_eeg.train_data import (
 from rt_eeg.weight_average import TailAverage
 
 DATA_ORDER_FILE = "data_order.npy"
-
-
-@dataclasses.dataclass(frozen=True)
-class TrainConfig:
-    """Hyper-parameters of one training run (all recorded in the manifest).
-
-    Attributes
-    ----------
-    arch : str
-        ``'epoch_lstm'`` or ``'frame_lstm'`` (see :func:`rt_eeg.decoder.build_model`).
-    units, dense_units : int
-        LSTM units; per-epoch projection width.
-    dropout : float
-        Dropout after the projection and after the LSTM (seeded).
-    normalisation : str
-        Window normalisation, ``'maxabs'`` (as the reference online system) or ``'zscore'``.
-    epochs : int
-        Maximum training epochs (passes of ``samples_per_epoch`` balanced samples).
-    batch_size : int
-    learning_rate : float
-        Adam, gradient norm clipped to 1.
-    patience : int
-        Early stopping: epochs without a lower dev loss before stopping; best weights kept.
-    samples_per_epoch : int
-        Samples per training epoch, half seizure and half background (seizure samples are
-        repeated when there are fewer than half).
-    max_dev_samples : int
-        Dev samples scored per epoch: every seizure sample plus background samples drawn once
-        (seeded) up to this total; the loss is class-balanced so the draw does not bias it.
-    seed : int
-    threads : int
-        TensorFlow intra- and inter-op threads (0: TensorFlow's default).
-    onset_weight : float
-        How much more often a seizure sample from the first ``onset_epochs`` seconds of a
-        seizure (on its channel) is drawn than a later one: early detection is learnt from
-        onsets, which are a small minority of seizure epochs.
-    onset_epochs : int
-        Seizure epochs counted as the onset.
-    hard_negatives : float
-        Share of each epoch's background half drawn from the hardest background (highest
-        current P(seizure)) of a random candidate pool, from the second epoch on
-        (:mod:`rt_eeg.hard_negatives`); 0 disables mining.
-    hard_pool : int
-        Candidates scored per mined sample.
-    hard_margin_epochs : int
-        Background within this many epochs of a seizure of the same recording is never mined.
-    contrast_jitter : float
-        Training-time augmentation of the context inputs (context normalisations only): each
-        training sample's background-relative features are multiplied by ``exp(u)``,
-        ``u ~ U(-contrast_jitter, contrast_jitter)`` (seeded per epoch and batch). How far a
-        seizure stands out from the patient's background differs between patients, amplifiers
-        and generators; jittering it makes the model read the shape of a departure rather than
-        its size. Dev scores, mining and inference see the inputs unchanged; 0 disables it.
-    stale_context : float
-        Training-time augmentation (context normalisations only): the probability that a
-        background sample's centre is replaced by its channel's centre 1-20 min earlier
-        (:func:`rt_eeg.augment.stale_centers`), as a patient who changed state is read
-        live against the old state's background; 0 disables it.
-    balance_sources : tuple of str
-        Training domains, each a ``+``-joined group of top-level corpus folders (``('folders',)``:
-        every folder its own): each epoch's seizure half and background half are then split
-        equally between them, so a large corpus of one generator does not teach its seizures
-        as *the* seizures (:func:`rt_eeg.train_data.source_balanced_half`); hard-negative
-        mining replaces its share afterwards, from every source. Empty: rows are drawn from
-        the whole training split, in proportion to its composition.
-    balance_halves : str
-        ``'both'``: ``balance_sources`` splits the seizure and the background half;
-        ``'seizure'``: only the seizure half, the background drawn in proportion (the largest
-        source's sleep, waking and artifacts stay most of what background is).
-    balance_mining : bool
-        With ``balance_sources`` and mining: the hard-negative candidate pool is drawn equally
-        from each source's minable background (:func:`rt_eeg.hard_negatives.balanced_candidates`)
-        instead of from the whole pool, so every source's hardest background can be mined
-        (no effect without mining).
-    keep : str
-        ``'best'``: the weights of the epoch with the lowest dev loss (early stopping after
-        ``patience``); ``'last'``: all ``epochs`` run and the final weights are kept (for a
-        dev loss too flat or noisy to choose an epoch; it is still logged every epoch).
-    average_epochs : int
-        With ``keep='last'``: the weights kept are the uniform mean of the weights after every
-        training step of the last ``average_epochs`` epochs (tail averaging,
-        :mod:`rt_eeg.weight_average`), not the last step's; 0 disables it.
-    """
-
-    arch: str = "frame_lstm"
-    units: int = 32
-    dense_units: int = 64
-    dropout: float = 0.0
-    normalisation: str = "maxabs"
-    epochs: int = 20
-    batch_size: int = 256
-    learning_rate: float = 1e-3
-    patience: int = 4
-    samples_per_epoch: int = 65536
-    max_dev_samples: int = 65536
-    seed: int = 0
-    threads: int = 0
-    onset_weight: float = 1.0
-    onset_epochs: int = 10
-    hard_negatives: float = 0.0
-    hard_pool: int = 4
-    hard_margin_epochs: int = 10
-    contrast_jitter: float = 0.0
-    stale_context: float = 0.0
-    balance_sources: tuple[str, ...] = ()
-    balance_halves: str = "both"
-    balance_mining: bool = False
-    keep: str = "best"
-    average_epochs: int = 0
-
-    def __post_init__(self) -> None:
-        if self.arch not in ARCHITECTURES:
-            raise RtEegError(f"unknown architecture {self.arch!r}; expected one of {ARCHITECTURES}")
-        if self.normalisation not in NORMALISATIONS:
-            raise RtEegError(
-                f"unknown normalisation {self.normalisation!r}; expected {NORMALISATIONS}"
-            )
-        if not self.onset_weight >= 1.0:
-            raise RtEegError(f"onset_weight must be >= 1, got {self.onset_weight}")
-        if not 0.0 <= self.hard_negatives <= 1.0:
-            raise RtEegError(f"hard_negatives must be in [0, 1], got {self.hard_negatives}")
-        if self.keep not in ("best", "last"):
-            raise RtEegError(f"keep must be 'best' or 'last', got {self.keep!r}")
-        if not 0.0 <= self.contrast_jitter <= 2.0:
-            raise RtEegError(f"contrast_jitter must be in [0, 2], got {self.contrast_jitter}")
-        if not 0.0 <= self.stale_context <= 1.0:
-            raise RtEegError(f"stale_context must be in [0, 1], got {self.stale_context}")
-        for name in ("contrast_jitter", "stale_context"):
-            if getattr(self, name) > 0 and self.normalisation not in CONTEXT_NORMALISATIONS:
-                raise RtEegError(
-                    f"{name} needs a context normalisation, not {self.normalisation!r}"
-                )
-        if any(not g or "," in g for g in self.balance_sources):
-            raise RtEegError(f"balance_sources must be folder groups, got {self.balance_sources}")
-        if self.balance_halves not in ("both", "seizure"):
-            raise RtEegError(
-                f"balance_halves must be 'both' or 'seizure', got {self.balance_halves!r}"
-            )
-        if self.balance_mining and not self.balance_sources:
-            raise RtEegError("balance_mining needs balance_sources (the sources to balance)")
-        if not 0 <= self.average_epochs <= self.epochs:
-            raise RtEegError(
-                f"average_epochs must be in [0, epochs={self.epochs}], got {self.average_epochs}"
-            )
-        if self.average_epochs and self.keep != "last":
-            raise RtEegError(
-                "average_epochs needs keep='last' (the average replaces the last weights)"
-            )
-        if self.hard_margin_epochs < 0:
-            raise RtEegError(f"hard_margin_epochs must be >= 0, got {self.hard_margin_epochs}")
-        for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units",
-                     "hard_pool"):
-            if getattr(self, name) < 1:
-                raise RtEegError(f"{name} must be >= 1, got {getattr(self, name)}")
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def configure_tensorflow(seed: int, threads: int = 0) -> dict:
-    """Seed every random source, enable op determinism, fix thread pools; return settings."""
-    tf = import_tensorflow()
-    import keras
-
-    if threads:
-        try:
-            tf.config.threading.set_intra_op_parallelism_threads(threads)
-            tf.config.threading.set_inter_op_parallelism_threads(threads)
-        except RuntimeError:
-            pass  # runtime already initialised in this process: the recorded values say so
-    keras.config.set_floatx("float32")
-    keras.utils.set_random_seed(int(seed))
-    tf.config.experimental.enable_op_determinism()
-    return {
-        "intra_op_threads": tf.config.threading.get_intra_op_parallelism_threads(),
-        "inter_op_threads": tf.config.threading.get_inter_op_parallelism_threads(),
-        "op_determinism": True,
-        "cpu_count": os.cpu_count(),
-        "floatx": keras.config.floatx(),
-    }
-
-
-def library_versions() -> dict:
-    """Versions of the libraries that determine the numbers."""
-    tf = import_tensorflow()
-    import keras
-
-    return {
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "tensorflow": tf.__version__,
-        "keras": keras.__version__,
-    }
-
-
-def roc_auc(y: np.ndarray, p: np.ndarray) -> float:
-    """Area under the ROC curve (Mann-Whitney, ties counted half); NaN with one class."""
-    from scipy.stats import rankdata
-
-    y = np.asarray(y) > 0.5
-    n_pos, n_neg = int(y.sum()), int((~y).sum())
-    if n_pos == 0 or n_neg == 0:
-        return float("nan")
-    ranks = rankdata(np.asarray(p, np.float64))
-    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
-
-
-def dev_scores(y: np.ndarray, p: np.ndarray) -> dict:
-    """Class-balanced BCE, ROC AUC, sensitivity and specificity at 0.5 (per-epoch, per-channel)."""
-    y = np.asarray(y) > 0.5
-    p = np.clip(np.asarray(p, np.float64), 1e-7, 1 - 1e-7)
-    bce = -(np.where(y, np.log(p), np.log1p(-p)))
-    parts = [bce[y].mean() if y.any() else np.nan, bce[~y].mean() if (~y).any() else np.nan]
-    return {
-        "balanced_bce": float(np.nanmean(parts)),
-        "auc": roc_auc(y, p),
-        "sensitivity": float((p[y] >= 0.5).mean()) if y.any() else float("nan"),
-        "specificity": float((p[~y] < 0.5).mean()) if (~y).any() else float("nan"),
-        "n_seiz": int(y.sum()),
-        "n_bckg": int((~y).sum()),
-    }
 
 
 # --------------------------------------------------------------------------- training

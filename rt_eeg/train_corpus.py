@@ -28,7 +28,8 @@ from rt_eeg.errors import RtEegError
 from rt_eeg.io.atomic import atomic_path, write_json_atomic
 from rt_eeg.runtime import LITE_FILE
 from rt_eeg.store import FeatureStore
-from rt_eeg.train import DATA_ORDER_FILE, TrainConfig, train_from_store
+from rt_eeg.train import DATA_ORDER_FILE, train_from_store
+from rt_eeg.train_config import TrainConfig
 
 
 def select_items(items: list, max_files: int | None) -> tuple[list, list, str]:

@@ -70,7 +70,8 @@ def test_stale_centres_come_from_the_same_channel_minutes_earlier(long_store):
 
 def test_stale_context_changes_training_reproducibly(long_store, tmp_path):
     from rt_eeg.features import FeatureConfig
-    from rt_eeg.train import TrainConfig, train_from_store
+    from rt_eeg.train import train_from_store
+    from rt_eeg.train_config import TrainConfig
 
     tiny = {"epochs": 1, "units": 8, "dense_units": 16, "batch_size": 64, "samples_per_epoch": 512}
     runs = {}

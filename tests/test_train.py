@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from rt_eeg.decoder import FRAMES_PER_EPOCH, WINDOW_FRAMES, Decoder
+from rt_eeg.dev_metrics import dev_scores, roc_auc
 from rt_eeg.errors import RtEegError
 from rt_eeg.store import (
     FeatureStore,
@@ -19,12 +20,8 @@ from rt_eeg.store import (
     channel_labels,
     epoch_labels_from_intervals,
 )
-from rt_eeg.train import (
-    TrainConfig,
-    dev_scores,
-    roc_auc,
-    train_from_store,
-)
+from rt_eeg.train import train_from_store
+from rt_eeg.train_config import TrainConfig
 from rt_eeg.train_corpus import parse_variants
 from rt_eeg.train_data import balanced_order
 

@@ -48,11 +48,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rt_eeg.context import gate_score  # noqa: E402
+from rt_eeg.dev_metrics import roc_auc  # noqa: E402
 from rt_eeg.features import FeatureConfig, compute_features  # noqa: E402
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
 from rt_eeg.io.channels import normalise_labels  # noqa: E402
 from rt_eeg.montage import bipolar_rereference, tcp_montage  # noqa: E402
-from rt_eeg.train import roc_auc  # noqa: E402
 
 #: CHB-MIT channel order of the snippets (see their README).
 CHB_LABELS = (

@@ -31,9 +31,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from rt_eeg.dev_metrics import roc_auc  # noqa: E402
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
 from rt_eeg.store_labels import channel_labels  # noqa: E402
-from rt_eeg.train import roc_auc  # noqa: E402
 
 FIRST_EPOCH = 7  # the first full 7 s window ends with epoch 7
 

@@ -161,7 +161,7 @@ def train(x, y, w, *, hidden: int, seed: int, epochs: int, lr: float, batch: int
     """Fit the MLP on standardised inputs; returns (model, mean, std)."""
     import keras
 
-    from rt_eeg.train import configure_tensorflow
+    from rt_eeg.numeric_env import configure_tensorflow
 
     configure_tensorflow(seed)
     mean, std = x.mean(0), np.maximum(x.std(0), 1e-3)

@@ -159,7 +159,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rt_eeg.train import TrainConfig
+    from rt_eeg.train_config import TrainConfig
     from rt_eeg.train_corpus import parse_variants, train_corpus
     from rt_eeg.train_data import parse_sources
 

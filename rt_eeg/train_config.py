@@ -1,0 +1,166 @@
+"""The hyper-parameters of one training run (:class:`TrainConfig`), checked when made.
+
+Every field is recorded in the trained model's manifest (``train_config``); the training
+loop itself is :func:`rt_eeg.train.train_from_store`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from rt_eeg.decoder import ARCHITECTURES, CONTEXT_NORMALISATIONS, NORMALISATIONS
+from rt_eeg.errors import RtEegError
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+    """Hyper-parameters of one training run (all recorded in the manifest).
+
+    Attributes
+    ----------
+    arch : str
+        ``'epoch_lstm'`` or ``'frame_lstm'`` (see :func:`rt_eeg.decoder.build_model`).
+    units, dense_units : int
+        LSTM units; per-epoch projection width.
+    dropout : float
+        Dropout after the projection and after the LSTM (seeded).
+    normalisation : str
+        Window normalisation, ``'maxabs'`` (as the reference online system) or ``'zscore'``.
+    epochs : int
+        Maximum training epochs (passes of ``samples_per_epoch`` balanced samples).
+    batch_size : int
+    learning_rate : float
+        Adam, gradient norm clipped to 1.
+    patience : int
+        Early stopping: epochs without a lower dev loss before stopping; best weights kept.
+    samples_per_epoch : int
+        Samples per training epoch, half seizure and half background (seizure samples are
+        repeated when there are fewer than half).
+    max_dev_samples : int
+        Dev samples scored per epoch: every seizure sample plus background samples drawn once
+        (seeded) up to this total; the loss is class-balanced so the draw does not bias it.
+    seed : int
+    threads : int
+        TensorFlow intra- and inter-op threads (0: TensorFlow's default).
+    onset_weight : float
+        How much more often a seizure sample from the first ``onset_epochs`` seconds of a
+        seizure (on its channel) is drawn than a later one: early detection is learnt from
+        onsets, which are a small minority of seizure epochs.
+    onset_epochs : int
+        Seizure epochs counted as the onset.
+    hard_negatives : float
+        Share of each epoch's background half drawn from the hardest background (highest
+        current P(seizure)) of a random candidate pool, from the second epoch on
+        (:mod:`rt_eeg.hard_negatives`); 0 disables mining.
+    hard_pool : int
+        Candidates scored per mined sample.
+    hard_margin_epochs : int
+        Background within this many epochs of a seizure of the same recording is never mined.
+    contrast_jitter : float
+        Training-time augmentation of the context inputs (context normalisations only): each
+        training sample's background-relative features are multiplied by ``exp(u)``,
+        ``u ~ U(-contrast_jitter, contrast_jitter)`` (seeded per epoch and batch). How far a
+        seizure stands out from the patient's background differs between patients, amplifiers
+        and generators; jittering it makes the model read the shape of a departure rather than
+        its size. Dev scores, mining and inference see the inputs unchanged; 0 disables it.
+    stale_context : float
+        Training-time augmentation (context normalisations only): the probability that a
+        background sample's centre is replaced by its channel's centre 1-20 min earlier
+        (:func:`rt_eeg.augment.stale_centers`), as a patient who changed state is read
+        live against the old state's background; 0 disables it.
+    balance_sources : tuple of str
+        Training domains, each a ``+``-joined group of top-level corpus folders (``('folders',)``:
+        every folder its own): each epoch's seizure half and background half are then split
+        equally between them, so a large corpus of one generator does not teach its seizures
+        as *the* seizures (:func:`rt_eeg.train_data.source_balanced_half`); hard-negative
+        mining replaces its share afterwards, from every source. Empty: rows are drawn from
+        the whole training split, in proportion to its composition.
+    balance_halves : str
+        ``'both'``: ``balance_sources`` splits the seizure and the background half;
+        ``'seizure'``: only the seizure half, the background drawn in proportion (the largest
+        source's sleep, waking and artifacts stay most of what background is).
+    balance_mining : bool
+        With ``balance_sources`` and mining: the hard-negative candidate pool is drawn equally
+        from each source's minable background (:func:`rt_eeg.hard_negatives.balanced_candidates`)
+        instead of from the whole pool, so every source's hardest background can be mined
+        (no effect without mining).
+    keep : str
+        ``'best'``: the weights of the epoch with the lowest dev loss (early stopping after
+        ``patience``); ``'last'``: all ``epochs`` run and the final weights are kept (for a
+        dev loss too flat or noisy to choose an epoch; it is still logged every epoch).
+    average_epochs : int
+        With ``keep='last'``: the weights kept are the uniform mean of the weights after every
+        training step of the last ``average_epochs`` epochs (tail averaging,
+        :mod:`rt_eeg.weight_average`), not the last step's; 0 disables it.
+    """
+
+    arch: str = "frame_lstm"
+    units: int = 32
+    dense_units: int = 64
+    dropout: float = 0.0
+    normalisation: str = "maxabs"
+    epochs: int = 20
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+    patience: int = 4
+    samples_per_epoch: int = 65536
+    max_dev_samples: int = 65536
+    seed: int = 0
+    threads: int = 0
+    onset_weight: float = 1.0
+    onset_epochs: int = 10
+    hard_negatives: float = 0.0
+    hard_pool: int = 4
+    hard_margin_epochs: int = 10
+    contrast_jitter: float = 0.0
+    stale_context: float = 0.0
+    balance_sources: tuple[str, ...] = ()
+    balance_halves: str = "both"
+    balance_mining: bool = False
+    keep: str = "best"
+    average_epochs: int = 0
+
+    def __post_init__(self) -> None:
+        if self.arch not in ARCHITECTURES:
+            raise RtEegError(f"unknown architecture {self.arch!r}; expected one of {ARCHITECTURES}")
+        if self.normalisation not in NORMALISATIONS:
+            raise RtEegError(
+                f"unknown normalisation {self.normalisation!r}; expected {NORMALISATIONS}"
+            )
+        if not self.onset_weight >= 1.0:
+            raise RtEegError(f"onset_weight must be >= 1, got {self.onset_weight}")
+        if not 0.0 <= self.hard_negatives <= 1.0:
+            raise RtEegError(f"hard_negatives must be in [0, 1], got {self.hard_negatives}")
+        if self.keep not in ("best", "last"):
+            raise RtEegError(f"keep must be 'best' or 'last', got {self.keep!r}")
+        if not 0.0 <= self.contrast_jitter <= 2.0:
+            raise RtEegError(f"contrast_jitter must be in [0, 2], got {self.contrast_jitter}")
+        if not 0.0 <= self.stale_context <= 1.0:
+            raise RtEegError(f"stale_context must be in [0, 1], got {self.stale_context}")
+        for name in ("contrast_jitter", "stale_context"):
+            if getattr(self, name) > 0 and self.normalisation not in CONTEXT_NORMALISATIONS:
+                raise RtEegError(
+                    f"{name} needs a context normalisation, not {self.normalisation!r}"
+                )
+        if any(not g or "," in g for g in self.balance_sources):
+            raise RtEegError(f"balance_sources must be folder groups, got {self.balance_sources}")
+        if self.balance_halves not in ("both", "seizure"):
+            raise RtEegError(
+                f"balance_halves must be 'both' or 'seizure', got {self.balance_halves!r}"
+            )
+        if self.balance_mining and not self.balance_sources:
+            raise RtEegError("balance_mining needs balance_sources (the sources to balance)")
+        if not 0 <= self.average_epochs <= self.epochs:
+            raise RtEegError(
+                f"average_epochs must be in [0, epochs={self.epochs}], got {self.average_epochs}"
+            )
+        if self.average_epochs and self.keep != "last":
+            raise RtEegError(
+                "average_epochs needs keep='last' (the average replaces the last weights)"
+            )
+        if self.hard_margin_epochs < 0:
+            raise RtEegError(f"hard_margin_epochs must be >= 0, got {self.hard_margin_epochs}")
+        for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units",
+                     "hard_pool"):
+            if getattr(self, name) < 1:
+                raise RtEegError(f"{name} must be >= 1, got {getattr(self, name)}")
