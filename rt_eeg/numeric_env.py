@@ -12,7 +12,8 @@ does, and :func:`numeric_environment` reports the CPU, numpy's dispatch and the 
 so a manifest says which environment reproduces it.
 
 ``python -m rt_eeg.numeric_env --avx2-exports`` prints :func:`avx2_variables` as shell
-``export`` lines (nothing off x86-64), for a script to ``eval`` before numpy is imported.
+``export`` lines (nothing off x86-64), for a script to ``eval`` before numpy is imported;
+``--numpy-levels`` prints :func:`numpy_levels` (``tools/device_isa_check.sh`` runs each).
 """
 
 from __future__ import annotations
@@ -71,6 +72,32 @@ def numeric_environment() -> dict:
     }
 
 
+def numpy_levels(simd: list[str] | None = None) -> dict[str, str]:
+    """The numpy SIMD levels this CPU can run at, each as its ``NPY_DISABLE_CPU_FEATURES``.
+
+    Parameters
+    ----------
+    simd : list of str, optional
+        numpy's dispatch targets that run here (:func:`numpy_simd` by default).
+
+    Returns
+    -------
+    dict
+        ``'default'``: '' (everything the CPU has); ``'x86_v4'``: the targets above
+        ``X86_V4`` (AVX-512 SKX), when it runs and something is above it; ``'avx2'``: every
+        target above ``X86_V3``, when it runs and something is above it.
+    """
+    simd = numpy_simd() if simd is None else simd
+    levels = {"default": ""}
+    above_v4 = [t for t in simd if t not in ("X86_V3", "X86_V4")]
+    if "X86_V4" in simd and above_v4:
+        levels["x86_v4"] = " ".join(above_v4)
+    above_v3 = [t for t in simd if t != "X86_V3"]
+    if "X86_V3" in simd and above_v3:
+        levels["avx2"] = " ".join(above_v3)
+    return levels
+
+
 def avx2_variables(machine: str | None = None, simd: list[str] | None = None) -> dict[str, str]:
     """Environment that makes this machine's numpy, OpenBLAS and oneDNN compute as on AVX2.
 
@@ -93,8 +120,8 @@ def avx2_variables(machine: str | None = None, simd: list[str] | None = None) ->
     simd = numpy_simd() if simd is None else simd
     if (machine or platform.machine()) not in ("x86_64", "AMD64") or "X86_V3" not in simd:
         return {}  # not x86-64, or below AVX2 (or numpy says nothing): nothing to hold back to
-    above = [t for t in simd if t != "X86_V3"]
-    return ({"NPY_DISABLE_CPU_FEATURES": " ".join(above)} if above else {}) | {
+    above = numpy_levels(simd).get("avx2")
+    return ({"NPY_DISABLE_CPU_FEATURES": above} if above else {}) | {
         "OPENBLAS_CORETYPE": "Haswell",
         "ONEDNN_MAX_CPU_ISA": "AVX2",
     }
@@ -143,13 +170,20 @@ def library_versions() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``--avx2-exports``: print :func:`avx2_variables` as ``export NAME='value'`` lines."""
+    """``--avx2-exports``: print :func:`avx2_variables` as ``export NAME='value'`` lines;
+    ``--numpy-levels``: print :func:`numpy_levels` as ``NAME<TAB>disabled targets`` lines."""
     import argparse
     import shlex
 
     p = argparse.ArgumentParser(prog="python -m rt_eeg.numeric_env", description=main.__doc__)
-    p.add_argument("--avx2-exports", action="store_true", required=True)
-    p.parse_args(argv)
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--avx2-exports", action="store_true")
+    what.add_argument("--numpy-levels", action="store_true")
+    args = p.parse_args(argv)
+    if args.numpy_levels:
+        for name, value in numpy_levels().items():
+            print(f"{name}\t{value}")
+        return 0
     for name, value in avx2_variables().items():
         print(f"export {name}={shlex.quote(value)}")
     return 0

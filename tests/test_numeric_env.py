@@ -47,6 +47,21 @@ def test_records_numpy_dispatch_and_the_variables_that_hold_it_back():
         assert limited["isa_variables"]["NPY_DISABLE_CPU_FEATURES"] == " ".join(above_v3)
 
 
+def test_numpy_levels_each_a_disable_list():
+    from rt_eeg.numeric_env import main, numpy_levels
+
+    spr = ["X86_V3", "X86_V4", "AVX512_ICL", "AVX512_SPR"]
+    assert numpy_levels(spr) == {
+        "default": "",
+        "x86_v4": "AVX512_ICL AVX512_SPR",
+        "avx2": "X86_V4 AVX512_ICL AVX512_SPR",
+    }
+    assert numpy_levels(["X86_V3", "X86_V4"]) == {"default": "", "avx2": "X86_V4"}
+    assert numpy_levels(["X86_V3"]) == {"default": ""}  # an AVX2 machine: one level
+    assert numpy_levels([]) == {"default": ""}
+    assert main(["--numpy-levels"]) == 0
+
+
 def test_avx2_variables_hold_numpy_openblas_and_onednn_back():
     from rt_eeg.numeric_env import avx2_variables
 

@@ -16,12 +16,10 @@ if ! "$PY" -c "import pyedflib, tomli_w" 2> /dev/null && compgen -G ".whl/*.whl"
 fi
 export PYTHONPATH="${PYTHONPATH:-$PWD}" PYTHONUNBUFFERED=1
 # the levels: default dispatch; X86_V4 (AVX-512 SKX) when present; AVX2 (X86_V3)
-found=$("$PY" -c 'from rt_eeg.numeric_env import numpy_simd; print(" ".join(numpy_simd()))') || exit 4
-above_v4=$(tr ' ' '\n' <<< "$found" | grep -v -x -e X86_V3 -e X86_V4 | paste -sd' ')
-above_v3=$(tr ' ' '\n' <<< "$found" | grep -v -x -e X86_V3 | paste -sd' ')
-declare -A level=([default]="")
-[[ " $found " == *" X86_V4 "* && -n $above_v4 ]] && level[x86_v4]=$above_v4
-[[ -n $above_v3 ]] && level[avx2]=$above_v3
+declare -A level=()
+while IFS=$'\t' read -r name disabled; do level[$name]=$disabled; done < <(
+  "$PY" -m rt_eeg.numeric_env --numpy-levels) || exit 4
+[ "${#level[@]}" -gt 0 ] || exit 4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT  # up to a few GB of corpora
 rows=()
