@@ -131,3 +131,53 @@ def test_paired_rule_judges_seed_by_seed(tmp_path, capsys):
     for bad in ("5:2", "a:b:c"):
         with pytest.raises(SystemExit, match="expected MIN_MEAN:GAIN_S:MAX_LOSS"):
             main(["--reference", f"R={files['r']}", "--candidate", f"U={files['u']}", "--paired", bad])
+
+
+def _op_trials(path: Path, trials: list[dict[str, tuple[float, float]]]) -> Path:
+    """An operating_point.py result whose grid trials give each voice (FA/24 h, sensitivity %);
+    the chosen point is the first trial."""
+    pool = [{"corpora": {v: {"fa_per_24h": fa, "sensitivity": s} for v, (fa, s) in t.items()}}
+            for t in trials]  # fmt: skip
+    chosen = {f"tune_{v}": {"sensitivity": s, "fa_per_24h": fa, "latency_median_s": 10.0}
+              for v, (fa, s) in trials[0].items()}  # fmt: skip
+    path.write_text(json.dumps({"figures": {"chosen": chosen}, "trials_pool": pool}))
+    return path
+
+
+def test_det_mean_reads_each_voice_frontier_at_each_rate():
+    from judge_recipes import det_mean
+
+    trials = [
+        {"corpora": {"A": {"fa_per_24h": 0.0, "sensitivity": 40.0},
+                     "B": {"fa_per_24h": 30.0, "sensitivity": 90.0}}},
+        {"corpora": {"A": {"fa_per_24h": 4.0, "sensitivity": 60.0},
+                     "B": {"fa_per_24h": 8.0, "sensitivity": 50.0}}},
+    ]  # fmt: skip
+    # A: 40 within 1 and 2, 60 within 5, 10, 20 -> 52; B: nothing within 1, 2, 5; 50 within
+    # 10 and 20 -> 20; each voice its own threshold, unlike the one shared point
+    assert det_mean(trials, ["A", "B"]) == pytest.approx((52.0 + 20.0) / 2)
+
+
+def test_statistic_det_judges_by_the_det_mean(tmp_path, capsys):
+    def seeds(name, gains):
+        return ",".join(
+            str(_op_trials(tmp_path / f"{name}{i}.json",
+                           [{"A": (0.0, 30.0), "B": (0.0, 30.0)}, {"A": (4.0, 40.0 + g), "B": (9.0, 50.0 + g)}]))
+            for i, g in enumerate(gains))  # fmt: skip
+
+    ref, cand = seeds("r", [0, 0, 0]), seeds("c", [8, 9, 10])
+    out = tmp_path / "v.json"
+    assert main(["--reference", f"R={ref}", "--candidate", f"C={cand}", "--paired", "5:2:5",
+                 "--statistic", "det", "--out", str(out)]) == 0  # fmt: skip
+    v = json.loads(out.read_text())
+    # R: A (30, 30, 40, 40, 40) -> 36, B (30, 30, 30, 50, 50) -> 38: 37 per seed
+    assert v["reference"]["R"]["mean"] == pytest.approx(37.0)
+    assert v["reference"]["R"]["statistic"] == "det_mean"
+    # the candidate gains g at 3 of 5 rates on A and 2 of 5 on B: (0.6 g + 0.4 g) / 2 = g / 2
+    assert v["paired"]["differences"] == [4.0, 4.5, 5.0] and v["replaces_reference"] is False
+    # the same seeds by the SELECT mean (the chosen point is the first trial): no difference
+    assert main(["--reference", f"R={ref}", "--candidate", f"C={cand}", "--paired", "5:2:5"]) == 0
+    assert "+0.0, +0.0, +0.0" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="no trials_pool"):
+        main(["--reference", f"R={','.join(map(str, _recipe(tmp_path, 'x', [1.0, 2.0, 3.0])))}",
+              "--candidate", f"C={cand}", "--statistic", "det"])  # fmt: skip

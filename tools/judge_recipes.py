@@ -25,6 +25,13 @@ the mean paired onset difference is at least GAIN_S s earlier with a mean differ
 MAX_LOSS points lower (the veto applies either way). Paired seeds share their initial weights
 and data order, so a difference is the recipe's and not the draw's.
 
+``--statistic det`` (amendment 42) judges by each seed's **DET mean** instead of its SELECT
+mean: every voice's own DET frontier over the tuning grid's trials (its best sensitivity within
+1, 2, 5, 10 and 20 false alarms per 24 h), averaged over those rates and then over the voices.
+It reads the ranking at the top of each generator without tying every voice to one threshold,
+and its seed spread is about half the SELECT mean's (K15's six seeds: sd 3.9 against 7.7 points;
+K17's 6.4 against 14.7). Both figures are reported either way.
+
 ``--real`` (optional, per recipe, in the seeds' order) applies the veto. ``--latency-clause
 GAIN_S:MAX_LOSS`` (amendment 33) adds a second way to win: the seeds' mean onset (each seed's
 mean over voices of the median decision-epoch onset at its point) at least GAIN_S s earlier than
@@ -44,15 +51,39 @@ sys.path.insert(0, str(ROOT))
 
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
 
+#: False alarms per 24 h at which each voice's DET frontier is read (``--statistic det``)
+DET_RATES = (1.0, 2.0, 5.0, 10.0, 20.0)
+STATISTICS = {"select": "select_mean", "det": "det_mean"}
 VETO_PATIENT = "chb01"
 VETO_AUC = 0.5
 MIN_MARGIN = 5.0
 
 
+def det_mean(trials: list[dict], voices: list[str], rates: tuple = DET_RATES) -> float:
+    """Each voice's best sensitivity within each rate over the trials, averaged (points).
+
+    Parameters
+    ----------
+    trials : list of dict
+        ``trials_pool`` of an operating_point.py result: per trial, ``corpora[voice]`` with
+        ``sensitivity`` (%) and ``fa_per_24h``.
+    voices : list of str
+    rates : tuple of float
+        False alarms per 24 h; a voice with no trial within a rate scores 0 there.
+    """
+    per_voice = []
+    for v in voices:
+        pts = [(t["corpora"][v]["fa_per_24h"], t["corpora"][v]["sensitivity"]) for t in trials]
+        per_voice.append(sum(max([s for f, s in pts if f <= r], default=0.0) for r in rates)
+                         / len(rates))  # fmt: skip
+    return sum(per_voice) / len(per_voice)
+
+
 def seed_figures(op_json: Path) -> dict:
-    """One seed's SELECT mean and per-corpus figures at its chosen point."""
+    """One seed's SELECT mean and per-corpus figures at its chosen point, and its DET mean."""
     try:
-        chosen = json.loads(Path(op_json).read_text())["figures"]["chosen"]
+        doc = json.loads(Path(op_json).read_text())
+        chosen = doc["figures"]["chosen"]
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise SystemExit(f"{op_json}: not an operating_point.py result ({err!r})") from err
     corpora = {k.removeprefix("tune_"): v for k, v in chosen.items() if k.startswith("tune_")}
@@ -61,9 +92,14 @@ def seed_figures(op_json: Path) -> dict:
     mean = sum(v["sensitivity"] for v in corpora.values()) / len(corpora)
     fa = sum(v["fa_per_24h"] for v in corpora.values()) / len(corpora)
     lat = [v["latency_median_s"] for v in corpora.values() if v.get("latency_median_s") is not None]
+    try:
+        det = round(det_mean(doc["trials_pool"], list(corpora)), 2) if "trials_pool" in doc else None
+    except (KeyError, TypeError) as err:
+        raise SystemExit(f"{op_json}: trials_pool without every voice's figures ({err!r})") from err
     return {
         "file": str(op_json),
         "select_mean": round(mean, 2),
+        "det_mean": det,
         "fa_mean": round(fa, 2),
         # the mean over voices with a detection of the median decision-epoch onset (amendment 33)
         "onset_mean_s": round(sum(lat) / len(lat), 2) if lat else None,
@@ -80,20 +116,27 @@ def chb01_auc(real_json: Path) -> float:
         raise SystemExit(f"{real_json}: no {VETO_PATIENT} patient-context AUC ({err!r})") from err
 
 
-def recipe(files: list[Path], real: list[Path] | None) -> dict:
-    """Mean, spread and median seed of a recipe's seeds."""
+def recipe(files: list[Path], real: list[Path] | None, statistic: str = "select") -> dict:
+    """Mean, spread and median seed of a recipe's seeds, by ``statistic`` (:data:`STATISTICS`)."""
+    key = STATISTICS[statistic]
     seeds = [seed_figures(f) for f in files]
+    if any(s[key] is None for s in seeds):
+        raise SystemExit(f"--statistic {statistic}: a seed's result has no trials_pool")
     if real:
         if len(real) != len(files):
             raise SystemExit(f"--real has {len(real)} files for {len(files)} seeds")
         for s, r in zip(seeds, real, strict=True):
             s["chb01_auc"] = round(chb01_auc(r), 3)
-    means = [s["select_mean"] for s in seeds]
+    means = [s[key] for s in seeds]
+    dets = [s["det_mean"] for s in seeds if s["det_mean"] is not None]
     order = sorted(range(len(seeds)), key=lambda i: means[i])
     onsets = [s["onset_mean_s"] for s in seeds if s["onset_mean_s"] is not None]
     return {
         "seeds": seeds,
+        "statistic": key,
         "mean": round(sum(means) / len(means), 2),
+        # reported whatever the statistic (amendment 42): the DET mean over the seeds
+        "det_mean": round(sum(dets) / len(dets), 2) if len(dets) == len(seeds) else None,
         "onset_mean_s": round(sum(onsets) / len(onsets), 2) if onsets else None,
         "spread": round(max(means) - min(means), 2),
         "median_seed": seeds[order[(len(order) - 1) // 2]]["file"],
@@ -131,7 +174,8 @@ def judge_paired(reference: dict, candidate: dict, rule: tuple[float, float, flo
     if len(ref) != len(cand):
         raise SystemExit(f"--paired needs as many candidate seeds as reference seeds "
                          f"({len(cand)} against {len(ref)})")  # fmt: skip
-    diffs = [round(c["select_mean"] - r["select_mean"], 2) for r, c in zip(ref, cand, strict=True)]
+    key = reference["statistic"]
+    diffs = [round(c[key] - r[key], 2) for r, c in zip(ref, cand, strict=True)]
     onset = [c["onset_mean_s"] - r["onset_mean_s"] for r, c in zip(ref, cand, strict=True)
              if c["onset_mean_s"] is not None and r["onset_mean_s"] is not None]  # fmt: skip
     mean = sum(diffs) / len(diffs)
@@ -166,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--paired", metavar="MIN_MEAN:GAIN_S:MAX_LOSS",
                     help="amendment 39's rule P: judge seed by seed (the same seeds, in the "
                          "same order) instead of by the recipes' means")  # fmt: skip
+    ap.add_argument("--statistic", choices=sorted(STATISTICS), default="select",
+                    help="each seed's figure: its SELECT mean at its point (default) or its "
+                         "DET mean over 1-20 FA/24 h (amendment 42)")  # fmt: skip
     ap.add_argument("--out", type=Path, default=None, help="JSON to write")
     args = ap.parse_args(argv)
     paired = None
@@ -188,14 +235,15 @@ def main(argv: list[str] | None = None) -> int:
     real = dict(_named(r) for r in args.real)
     ref_name, ref_files = _named(args.reference)
     cand_name, cand_files = _named(args.candidate)
-    ref = recipe(ref_files, real.get(ref_name))
-    cand = recipe(cand_files, real.get(cand_name))
+    ref = recipe(ref_files, real.get(ref_name), args.statistic)
+    cand = recipe(cand_files, real.get(cand_name), args.statistic)
     verdict = judge_paired(ref, cand, paired) if paired else judge(ref, cand, clause)
     out = {"reference": {ref_name: ref}, "candidate": {cand_name: cand}, **verdict}
     for name, r in ((ref_name, ref), (cand_name, cand)):
-        per = ", ".join(f"{s['select_mean']:.1f}" for s in r["seeds"])
-        print(f"{name}: seeds {per}: mean {r['mean']:.1f} %, spread {r['spread']:.1f}, "
-              f"onset {r['onset_mean_s']} s" + (" (vetoed)" if r["vetoed"] else ""))
+        per = ", ".join(f"{s[r['statistic']]:.1f}" for s in r["seeds"])
+        det = "" if args.statistic == "det" or r["det_mean"] is None else f", DET mean {r['det_mean']:.1f}"
+        print(f"{name}: seeds {per}: mean {r['mean']:.1f} % ({r['statistic']}), spread "
+              f"{r['spread']:.1f}, onset {r['onset_mean_s']} s{det}" + (" (vetoed)" if r["vetoed"] else ""))
     verdict = "replaces" if out["replaces_reference"] else "does not replace"
     if paired:
         pr, onset = out["paired"], out["paired"]["mean_onset_difference_s"]
