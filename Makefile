@@ -1,15 +1,17 @@
-# Both targets bootstrap .venv on a fresh machine (Python >= 3.10).
+# Both targets bootstrap .venv on a fresh machine (Python >= 3.11), with the tested versions of
+# every package (constraints.txt; CONSTRAINTS= resolves pyproject.toml's ranges freely).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+CONSTRAINTS ?= constraints.txt
 
 .PHONY: run test lint bench clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet $(if $(CONSTRAINTS),-c $(CONSTRAINTS)) -e '.[test]'
 	touch $(STAMP)
 
 # Replays the bundled 10-minute recording through the live pipeline at 1x, with the monitor
