@@ -153,17 +153,19 @@ def configure_tensorflow(seed: int, threads: int = 0) -> dict:
 
 
 def library_versions() -> dict:
-    """Versions of the libraries that determine the numbers."""
+    """Versions of the libraries that determine the numbers (scipy's filters and FFTs make the
+    simulated corpora and the features; numpy's, the corpora too; TensorFlow's, the weights)."""
     import keras
     import numpy as np
+    import scipy
 
     from rt_eeg.runtime import import_tensorflow
 
     tf = import_tensorflow()
-
     return {
         "python": platform.python_version(),
         "numpy": np.__version__,
+        "scipy": scipy.__version__,
         "tensorflow": tf.__version__,
         "keras": keras.__version__,
     }

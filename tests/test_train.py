@@ -245,7 +245,7 @@ def test_same_seed_bit_identical_different_seed_differs(store_and_recs, tmp_path
     ):
         assert key in m, key
     assert m["seed"] == 11 and m["command_line"] == "test"
-    assert set(m["libraries"]) >= {"tensorflow", "keras", "numpy", "python"}
+    assert set(m["libraries"]) >= {"tensorflow", "keras", "numpy", "scipy", "python"}
     assert m["numeric_environment"]["machine"] and "isa_variables" in m["numeric_environment"]
     assert m["throughput"]["train_samples_per_second"] > 0
     assert 0 <= m["dev_scores"]["auc"] <= 1
