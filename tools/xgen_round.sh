@@ -133,18 +133,22 @@ xk6() {  # the sixth TRAIN corpus and trainX6.list
   find "$WORK/XK6/edf" -name '*.edf' | sort > "$WORK/XK6.list"
   cat "$WORK/trainX5.list" "$WORK/XK6.list" > "$WORK/trainX6.list"
 }
-# Rule P (amendments 39-40): a recipe's seeds 3, 0, 1 (folders, in that order) judged pair by
-# pair against K15's trained on the same machine (k15s3r, k15r, k15rs1)
-# -> tools/results/recipe_label_vs_k15r_paired.json
+# Rule P (amendments 39-41): a recipe's seeds 3, 0, 1 (folders, in that order) judged pair by
+# pair against K15's trained in the same environment: k15s3r, k15r, k15rs1 (this machine's
+# native one, RT_EEG_NATIVE_ISA=1, /work/sim/recipe) -> recipe_label_vs_k15r_paired.json; or,
+# with paired_vs_k15p, k15s3p, k15p, k15ps1 (the AVX2 environment the scripts set, judged
+# 2026-11-27 in /work/sim/repro5) -> recipe_label_vs_k15p_paired.json
 paired_vs_k15r() {  # LABEL K_SEED3 K_SEED0 K_SEED1
   local label=$1 op=tools/results/operating_point_ rc=tools/results/real_checks_; shift
-  local -a ref=(k15s3r k15r k15rs1)
+  local -a ref=(${PAIRED_REF:-k15s3r k15r k15rs1})
+  local tag=${PAIRED_TAG:-K15R}
   csv_of() { local pre=$1 suf=$2; shift 2; printf "$pre%s$suf\n" "$@" | paste -sd,; }
   python tools/judge_recipes.py --paired 5:2:5 \
-    --reference "K15R=$(csv_of "$op" _sel5.json "${ref[@]}")" --candidate "$label=$(csv_of "$op" _sel5.json "$@")" \
-    --real "K15R=$(csv_of "$rc" .json "${ref[@]}")" --real "$label=$(csv_of "$rc" .json "$@")" \
-    --out "tools/results/recipe_${label,,}_vs_k15r_paired.json"
+    --reference "$tag=$(csv_of "$op" _sel5.json "${ref[@]}")" --candidate "$label=$(csv_of "$op" _sel5.json "$@")" \
+    --real "$tag=$(csv_of "$rc" .json "${ref[@]}")" --real "$label=$(csv_of "$rc" .json "$@")" \
+    --out "tools/results/recipe_${label,,}_vs_${tag,,}_paired.json"
 }
+paired_vs_k15p() { PAIRED_REF="k15s3p k15p k15ps1" PAIRED_TAG=K15P paired_vs_k15r "$@"; }
 # One step alone, e.g. `bash tools/xgen_round.sh recipe3 k11` or `... judge k6r` (the
 # functions above with the corpora and stores already made), instead of the whole round.
 if [ "$#" -gt 0 ]; then "$@"; exit; fi
@@ -440,3 +444,19 @@ paired_vs_k15r K20 k20s3 k20 k20s1
 for pair in k21s3:3 k21:0 k21s1:1; do k15x5 "${pair%:*}" "${pair#*:}" --epochs 9 --average-epochs 6; done
 for k in k21s3 k21 k21s1; do judge5 "$k"; done
 paired_vs_k15r K21 k21s3 k21 k21s1
+# amendment 41 (this machine's native environment, as 39-40: run with RT_EEG_NATIVE_ISA=1):
+# K22 = K20 + hawkes (XK6) as a sixth source; the precondition (K15 seed 3 from storeX6 gives
+# k15s3r's weights), then rule P on seeds 3, 0, 1 against the K15 seeds of amendment 39
+xk6
+k22x6 k22s3 3
+k15x5 k15s3chk 3 --store "$WORK/storeX6"   # weights_sha256 must equal k15s3r's
+k22x6 k22 0; k22x6 k22s1 1
+for k in k22s3 k22 k22s1; do judge5 "$k"; done
+paired_vs_k15r K22 k22s3 k22 k22s1
+# The pinned K15 reference (2026-11-27; chooses nothing): in the AVX2 environment this script
+# sets (no RT_EEG_NATIVE_ISA) and WORK=/work/sim/repro5, the training corpora and storeX5 of
+# make_default_model.sh's recipe, the SELECT v2 corpora as above, K15 seeds 3, 0, 1 trained
+# (k15s3p, k15p, k15ps1; k15s3p's weights 9cd04bed2da2...) and judged: the reference for
+# paired_vs_k15p. A fresh machine with constraints.txt's libraries should give the same weights.
+k15x5 k15s3p 3; k15x5 k15p 0; k15x5 k15ps1 1
+for k in k15s3p k15p k15ps1; do judge5 "$k"; done
