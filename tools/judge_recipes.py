@@ -49,6 +49,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from choose_candidate import best_within  # noqa: E402  (tools/, beside this file)
+
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
 
 #: False alarms per 24 h at which each voice's DET frontier is read (``--statistic det``)
@@ -73,9 +75,9 @@ def det_mean(trials: list[dict], voices: list[str], rates: tuple = DET_RATES) ->
     """
     per_voice = []
     for v in voices:
-        pts = [(t["corpora"][v]["fa_per_24h"], t["corpora"][v]["sensitivity"]) for t in trials]
-        per_voice.append(sum(max([s for f, s in pts if f <= r], default=0.0) for r in rates)
-                         / len(rates))  # fmt: skip
+        pts = [t["corpora"][v] for t in trials]
+        best = [best_within(pts, r) for r in rates]
+        per_voice.append(sum(b["sensitivity"] if b else 0.0 for b in best) / len(rates))
     return sum(per_voice) / len(per_voice)
 
 
