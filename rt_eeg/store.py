@@ -49,7 +49,14 @@ from pathlib import Path
 import numpy as np
 
 from rt_eeg.context import recording_centers
-from rt_eeg.decoder import FRAMES_PER_EPOCH, WINDOW_FRAMES, n_valid_frames
+from rt_eeg.decoder import (
+    FRAMES_PER_EPOCH,
+    HISTORY_EPOCHS,
+    WINDOW_FRAMES,
+    epoch_means,
+    n_history_epochs,
+    n_valid_frames,
+)
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.atomic import atomic_path, save_npz_atomic, write_json_atomic
 from rt_eeg.store_labels import (  # noqa: F401  (re-exported: the store's labels)
@@ -414,6 +421,31 @@ class FeatureStore:
         win = np.asarray(self.features[idx.ravel()]).reshape(len(rows), WINDOW_FRAMES, -1)
         win[local < 0] = 0.0
         return win, n_valid_frames(epoch), np.asarray(self.labels[rows], np.float32)
+
+    def history(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Epoch-mean histories of the given samples (``'context_history'`` models), computed
+        from the frames as the streaming decoder does (:func:`rt_eeg.decoder.epoch_means`).
+
+        Parameters
+        ----------
+        rows : ndarray of int, shape (n,)
+            Label rows (samples).
+
+        Returns
+        -------
+        history : ndarray of float32, shape (n, 70, n_features)
+            Row ``j``: the mean of epoch ``e - 69 + j``; rows before the recording are 0.
+        n_history : ndarray of int64, shape (n,)
+        """
+        rows, track, epoch = self.track_epoch(rows)
+        span = FRAMES_PER_EPOCH * HISTORY_EPOCHS
+        first = FRAMES_PER_EPOCH * (epoch + 1) - span  # local frame of the history's start
+        local = first[:, None] + np.arange(span)  # (n, 700)
+        idx = self.track_offset[track][:, None] + np.maximum(local, 0)
+        frames = np.asarray(self.features[idx.ravel()]).reshape(len(rows), span, -1)
+        hist = epoch_means(frames)  # (n, 70, F)
+        hist[local[:, ::FRAMES_PER_EPOCH] < 0] = 0.0
+        return hist, n_history_epochs(epoch)
 
     def montage_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Label rows of every channel of each sample's recording at the sample's epoch.

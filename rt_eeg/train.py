@@ -37,6 +37,8 @@ from rt_eeg.decoder import (
     CONTEXT_NORMALISATIONS,
     FEATURES_FILE,
     FRAMES_PER_EPOCH,
+    HISTORY_EPOCHS,
+    HISTORY_NORMALISATIONS,
     MANIFEST_FILE,
     MODEL_FILE,
     WINDOW_EPOCHS,
@@ -318,6 +320,11 @@ def train_from_store(
             "window_epochs": WINDOW_EPOCHS,
             "n_features": n_feat,
             "normalisation": cfg.normalisation,
+            **(
+                {"history_epochs": HISTORY_EPOCHS}
+                if cfg.normalisation in HISTORY_NORMALISATIONS
+                else {}
+            ),
             "padding": "frames before the recording start: excluded from the window statistics, 0 after normalisation",
             "output": "P(seizure) per channel per 1 s epoch; trained on a balanced (50/50) prior",
             **(

@@ -16,6 +16,7 @@ import numpy as np
 from rt_eeg.augment import jitter_contrast, stale_centers
 from rt_eeg.decoder import (
     CONTEXT_NORMALISATIONS,
+    HISTORY_NORMALISATIONS,
     WINDOW_FRAMES,
     montage_departure,
     normalise_windows,
@@ -214,7 +215,10 @@ def model_inputs(store: FeatureStore, rows: np.ndarray, norm: str, scale, center
     w, nv, y = store.windows(rows)
     if centers is None and norm in CONTEXT_NORMALISATIONS:
         centers = store.centers(rows)
-    return normalise_windows(w, nv, norm, centers, scale), y
+    hist = n_hist = None
+    if norm in HISTORY_NORMALISATIONS:
+        hist, n_hist = store.history(rows)
+    return normalise_windows(w, nv, norm, centers, scale, history=hist, n_history=n_hist), y
 
 
 def batches(

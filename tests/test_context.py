@@ -114,7 +114,7 @@ def test_store_centers_equal_decoder_centers(ctx_decoders):
 
     got = []
     for e in range(150):
-        (win, nv, _, emean), = stream._advance(
+        (win, nv, _, emean, _, _), = stream._advance(
             feats[e * FRAMES_PER_EPOCH : (e + 1) * FRAMES_PER_EPOCH], np.zeros(FRAMES_PER_EPOCH)
         )
         got.append(stream.context.center(window_mean(win, nv)))

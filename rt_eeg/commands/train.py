@@ -38,11 +38,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--normalisation",
-        choices=("maxabs", "zscore", "context", "context_maxabs", "context_montage"),
+        # rt_eeg.decoder.NORMALISATIONS, spelt out: importing it here costs every command
+        # 0.15 s of start-up (a test keeps the two equal)
+        choices=("maxabs", "zscore", "context", "context_maxabs", "context_montage", "context_history"),
         default="maxabs",
         help="decoder inputs: window-normalised (maxabs, zscore) or relative to the patient's "
         "background (context, context_maxabs; context_montage adds the departure's mean over "
-        "all channels); default maxabs",
+        "all channels; context_history the channel's last 70 one-second epoch means beside "
+        "its last 7 s of frames); default maxabs",
     )
     parser.add_argument(
         "--dev-corpus",

@@ -12,6 +12,8 @@ from rt_eeg.context import GATE, GATE_TOP_K
 from rt_eeg.decoder.windows import (
     CONTEXT_NORMALISATIONS,
     FRAMES_PER_EPOCH,
+    HISTORY_EPOCHS,
+    HISTORY_NORMALISATIONS,
     NORMALISATIONS,
     WINDOW_EPOCHS,
     WINDOW_FRAMES,
@@ -226,6 +228,11 @@ def write_untrained_model(
                 "window_epochs": WINDOW_EPOCHS,
                 "n_features": N_FEATURES,
                 "normalisation": normalisation,
+                **(
+                    {"history_epochs": HISTORY_EPOCHS}
+                    if normalisation in HISTORY_NORMALISATIONS
+                    else {}
+                ),
                 **(
                     {"context": {"feature_scale": [1.0] * N_FEATURES, "gate": GATE,
                                  "gate_top_k": GATE_TOP_K}}  # fmt: skip

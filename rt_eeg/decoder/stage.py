@@ -19,11 +19,15 @@ from rt_eeg.decoder.windows import (
     CONTEXT_NORMALISATIONS,
     EPOCH_S,
     FRAMES_PER_EPOCH,
+    HISTORY_EPOCHS,
+    HISTORY_NORMALISATIONS,
     NORMALISATIONS,
     WINDOW_EPOCHS,
     WINDOW_FRAMES,
     n_features_of,
     normalise_windows,
+    recording_epoch_means,
+    recording_history,
     recording_windows,
 )
 from rt_eeg.errors import RtEegError
@@ -108,6 +112,10 @@ class Decoder:
         if (
             geometry != (FRAMES_PER_EPOCH, WINDOW_EPOCHS)
             or self.normalisation not in NORMALISATIONS
+            or (
+                self.normalisation in HISTORY_NORMALISATIONS
+                and dec.get("history_epochs") != HISTORY_EPOCHS
+            )
         ):
             raise RtEegError(
                 f"unsupported decoder settings {dec}; this decoder does "
@@ -115,6 +123,7 @@ class Decoder:
                 self.model_dir / MANIFEST_FILE,
             )
         self.uses_context = self.normalisation in CONTEXT_NORMALISATIONS
+        self.uses_history = self.normalisation in HISTORY_NORMALISATIONS
         self.scale: np.ndarray | None = None
         self.gate, self.gate_top_k = GATE, GATE_TOP_K
         self.gate_max_epochs = 0  # unbounded, as every model before amendment 11 was decoded
@@ -207,10 +216,15 @@ class Decoder:
         n_valid: np.ndarray,
         centers: np.ndarray | None = None,
         groups=None,
+        history: np.ndarray | None = None,
+        n_history: np.ndarray | None = None,
     ) -> np.ndarray:
-        """P(seizure) of raw windows; ``groups``: channels per consecutive epoch group."""
+        """P(seizure) of raw windows; ``groups``: channels per consecutive epoch group;
+        ``history``, ``n_history``: their epoch-mean histories (history models)."""
         return self._run(
-            normalise_windows(windows, n_valid, self.normalisation, centers, self.scale, groups)
+            normalise_windows(
+                windows, n_valid, self.normalisation, centers, self.scale, groups, history, n_history
+            )
         )
 
     def _check(
@@ -239,6 +253,7 @@ class Decoder:
             self.n_features,
             context=self.uses_context,
             max_gated_epochs=self.gate_max_epochs,
+            history=self.uses_history,
         )
 
     def predict_many(
@@ -287,14 +302,20 @@ class Decoder:
             for r in range(max((len(eps) for eps in done), default=0)):
                 rows = [(i, eps[r]) for i, eps in enumerate(done) if r < len(eps)]
                 centers = []
-                for i, (win, nv, _, _) in rows:
+                for i, (win, nv, *_) in rows:
                     ctx = items[i][0].context
                     centers.append(ctx.center(window_mean(win, nv)))
+                hist = n_hist = None
+                if self.uses_history:
+                    hist = np.concatenate([ep[4] for _, ep in rows])
+                    n_hist = np.concatenate([np.full(ep[4].shape[0], ep[5]) for _, ep in rows])
                 p = self._probs(
                     np.concatenate([ep[0] for _, ep in rows]),
                     np.concatenate([np.full(ep[0].shape[0], ep[1]) for _, ep in rows]),
                     np.concatenate(centers),
                     [ep[0].shape[0] for _, ep in rows],
+                    hist,
+                    n_hist,
                 )
                 pos = 0
                 for i, ep in rows:
@@ -382,13 +403,17 @@ class Decoder:
             centers = recording_centers(features, accept)  # (n_epochs, n_ch, F)
         elif accept is not None:
             raise ValueError("accept applies to context models only")
+        means = recording_epoch_means(features) if self.uses_history else None
         out = np.zeros((n_epochs, n_ch), np.float32)
         step = max(1, BATCH_WINDOWS // max(n_ch, 1))
         for e0 in range(0, n_epochs, step):
             epochs = np.arange(e0, min(e0 + step, n_epochs))
             w, nv = recording_windows(features, epochs)
             c = None if centers is None else centers[epochs].reshape(len(epochs) * n_ch, -1)
-            out[e0 : e0 + len(epochs)] = self._probs(w, nv, c, n_ch).reshape(len(epochs), n_ch)
+            h, nh = (None, None) if means is None else recording_history(means, epochs)
+            out[e0 : e0 + len(epochs)] = self._probs(w, nv, c, n_ch, h, nh).reshape(
+                len(epochs), n_ch
+            )
         return out
 
 

@@ -1,5 +1,5 @@
-"""Streaming state of the decoder: :class:`DecoderStream` (one recording's last 7 s and
-pending epoch) and :class:`FrameFeed` (live frames cut into it, across gaps and resets)."""
+"""Streaming state of the decoder: :class:`DecoderStream` (one recording's last 7 s, pending
+epoch and, for history models, last 70 epoch means) and :class:`FrameFeed` (live frames cut into it, across gaps and resets)."""
 
 from __future__ import annotations
 
@@ -8,25 +8,40 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from rt_eeg.context import BackgroundContext
-from rt_eeg.decoder.windows import FRAMES_PER_EPOCH, WINDOW_FRAMES, n_valid_frames
+from rt_eeg.decoder.windows import (
+    FRAMES_PER_EPOCH,
+    HISTORY_EPOCHS,
+    WINDOW_FRAMES,
+    epoch_means,
+    n_history_epochs,
+    n_valid_frames,
+)
 
 if TYPE_CHECKING:
     from rt_eeg.decoder.stage import Decoder
 
 
 class DecoderStream:
-    """Streaming state of one recording: the last 7 s of features, the pending epoch and (for
-    context models) the patient's background context.
+    """Streaming state of one recording: the last 7 s of features, the pending epoch, (for
+    context models) the patient's background context and (for ``'context_history'`` models)
+    the last 70 epoch means.
 
     Created by :meth:`Decoder.open_stream`; fed through :meth:`Decoder.push` (default
     stream) or :meth:`Decoder.predict_many` (several streams in one model call).
     """
 
     def __init__(
-        self, n_channels: int, n_features: int, *, context: bool = False, max_gated_epochs: int = 0
+        self,
+        n_channels: int,
+        n_features: int,
+        *,
+        context: bool = False,
+        max_gated_epochs: int = 0,
+        history: bool = False,
     ):
         self.n_channels = int(n_channels)
         self.n_features = int(n_features)
+        self.keeps_history = bool(history)
         self.context = (
             BackgroundContext(self.n_channels, self.n_features, max_gated_epochs=max_gated_epochs)
             if context
@@ -35,21 +50,30 @@ class DecoderStream:
         self.reset_window()
 
     def reset_window(self) -> None:
-        """Start the 7 s window afresh (a new recording, or after a gap in the signal).
+        """Start the 7 s window (and the 70 s history) afresh: a new recording, or after a gap
+        in the signal, so neither bridges time that was not analysed.
 
         The background context is kept: the patient is the same.
         """
         # The last 70 frames at the latest epoch boundary, channel-first for cheap windows.
         self._window = np.zeros((self.n_channels, WINDOW_FRAMES, self.n_features), np.float32)
+        self._history = (
+            np.zeros((self.n_channels, HISTORY_EPOCHS, self.n_features), np.float32)
+            if self.keeps_history
+            else None
+        )
         self._pending = np.zeros((self.n_channels, FRAMES_PER_EPOCH, self.n_features), np.float32)
         self._n_pending = 0
         self._pending_t0 = 0.0
         self.n_epochs = 0  # completed epochs since the window started
 
     def _advance(self, features: np.ndarray, times: np.ndarray) -> list[tuple]:
-        """Consume frames; return one ``(window, n_valid, t0, epoch_mean)`` per new epoch.
+        """Consume frames; return one ``(window, n_valid, t0, epoch_mean, history, n_history)``
+        per new epoch.
 
-        ``window`` is ``(n_channels, 70, F)`` (a copy), ``epoch_mean`` ``(n_channels, F)``.
+        ``window`` is ``(n_channels, 70, F)`` (a copy), ``epoch_mean`` ``(n_channels, F)``
+        (context models; else None), ``history`` ``(n_channels, 70, F)`` (a copy; history
+        models, else None) and ``n_history`` its observed epoch means.
         """
         done = []
         k = features.shape[0]
@@ -67,15 +91,21 @@ class DecoderStream:
                 # Shift once per epoch (not per frame): drop the oldest 10 frames.
                 self._window[:, :-FRAMES_PER_EPOCH] = self._window[:, FRAMES_PER_EPOCH:]
                 self._window[:, -FRAMES_PER_EPOCH:] = self._pending
-                emean = None
+                emean = hist = None
                 if self.context is not None:
                     emean = self._pending.mean(axis=1, dtype=np.float64).astype(np.float32)
+                if self._history is not None:
+                    self._history[:, :-1] = self._history[:, 1:]
+                    self._history[:, -1:] = epoch_means(self._pending)
+                    hist = self._history.copy()
                 done.append(
                     (
                         self._window.copy(),
                         int(n_valid_frames(self.n_epochs)[0]),
                         self._pending_t0,
                         emean,
+                        hist,
+                        int(n_history_epochs(self.n_epochs)[0]),
                     )
                 )
                 self.n_epochs += 1
