@@ -1,5 +1,6 @@
 """Streaming state of the decoder: :class:`DecoderStream` (one recording's last 7 s, pending
-epoch and, for history models, last 70 epoch means) and :class:`FrameFeed` (live frames cut into it, across gaps and resets)."""
+epoch and, for history models, last 70 epoch means) and :class:`FrameFeed` (live frames cut
+into it, across gaps and resets)."""
 
 from __future__ import annotations
 
