@@ -460,3 +460,8 @@ paired_vs_k15r K22 k22s3 k22 k22s1
 # paired_vs_k15p. A fresh machine with constraints.txt's libraries should give the same weights.
 k15x5 k15s3p 3; k15x5 k15p 0; k15x5 k15ps1 1
 for k in k15s3p k15p k15ps1; do judge5 "$k"; done
+# amendment 43 (pinned AVX2 environment, WORK=/work/sim/repro5, against the pinned reference):
+# K23 = K15 with a 70 s view (--arch frame_lstm:context_history:3:0.5); rule P on seeds 3, 0, 1
+for pair in k23s3:3 k23:0 k23s1:1; do k15x5 "${pair%:*}" "${pair#*:}" --arch frame_lstm:context_history:3:0.5; done
+for k in k23s3 k23 k23s1; do judge5 "$k"; done
+paired_vs_k15p K23 k23s3 k23 k23s1
