@@ -189,3 +189,21 @@ def test_train_command_offers_every_normalisation():
     add_arguments(p)
     norm = next(a for a in p._actions if a.dest == "normalisation")
     assert tuple(norm.choices) == NORMALISATIONS
+
+
+@pytest.mark.parametrize("norm", ["context", "context_history"])
+def test_batch_twin_with_the_models_own_calls_equals_the_stream(tmp_path, norm):
+    """predict_recording(features, accept) with accept = the stream's own gate calls is the
+    stream, bit for bit: the batch path (recording_centers, recording_history, one model call
+    per chunk) and the streaming path (per-epoch rounds) build the same inputs."""
+    from rt_eeg.context import gate_score
+
+    dec = Decoder(write_untrained_model(tmp_path / norm, normalisation=norm, seed=2), device="cpu")
+    feats = lfcc_like(np.random.default_rng(11), 10 * 160, n_ch=5)
+    probs = dec.predict_recording(feats)  # streaming (the model's own calls)
+    dec.gate = float(np.median(gate_score(probs, dec.gate_top_k)))  # about half the epochs called
+    probs = dec.predict_recording(feats)
+    accept = gate_score(probs, dec.gate_top_k) < dec.gate
+    assert 20 < (~accept).sum() < 140  # the gate is exercised both ways
+    twin = dec.predict_recording(feats, accept=accept)
+    assert np.array_equal(twin, probs)
