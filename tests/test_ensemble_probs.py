@@ -57,3 +57,20 @@ def test_a_corrupt_member_file_is_named(tmp_path):
     with pytest.raises(SystemExit, match=r"m2/rec\.probs\.npz: not a readable decoder-output"):
         ensemble_probs.main(["--member", str(tmp_path / "m1"), "--member", str(tmp_path / "m2"),
                              "--out", str(tmp_path / "ens")])  # fmt: skip
+
+
+def test_veto_keeps_the_first_member_where_the_second_agrees(tmp_path):
+    p1 = np.array([[0.9, 0.2], [0.99, 0.8], [0.7, 0.6]])
+    p2 = np.array([[0.6, 0.5], [0.25, 0.1], [0.5, 0.0]])
+    _write(tmp_path / "m1", "rec", p1)
+    _write(tmp_path / "m2", "rec", p2)
+    rc = ensemble_probs.main(["--member", str(tmp_path / "m1"), "--member", str(tmp_path / "m2"),
+                              "--out", str(tmp_path / "v"), "--veto", "0.5"])  # fmt: skip
+    assert rc == 0
+    with np.load(tmp_path / "v" / "rec.probs.npz") as z:
+        want = np.array([[0.9, 0.2], [0.495, 0.16], [0.7, 0.0]], np.float32)
+        np.testing.assert_allclose(z["probs"], want, rtol=0, atol=1e-7)
+    with pytest.raises(SystemExit, match="--veto takes exactly two"):
+        ensemble_probs.main(["--member", str(tmp_path / "m1"), "--member", str(tmp_path / "m2"),
+                             "--member", str(tmp_path / "m2"), "--out", str(tmp_path / "w"),
+                             "--veto", "0.5"])  # fmt: skip

@@ -12,6 +12,12 @@ member folders gets ``OUT/NAME.probs.npz`` (the members must agree on epochs, ch
 duration and montage). ``rt-eeg evaluate --out OUT`` then only re-postprocesses them, and
 ``tools/operating_point.py`` tunes on them.
 
+``--veto LEVEL`` (two members; protocol amendment 44) writes the first member's outputs vetoed
+by the second's instead of the mean: ``p1 x min(1, p2 / LEVEL)``, channel by channel. Where the
+second decoder gives at least LEVEL the first's probability stands; below, it is scaled down in
+proportion. Each member keeps its own context, as two decoders side by side would live, so this
+combination of stored outputs is exact, context members included.
+
 Usage::
 
     python tools/ensemble_probs.py --member /work/sim/recipe/evalsel_k6 \\
@@ -64,15 +70,40 @@ def mean_outputs(parts: list[dict], name: str) -> dict:
     return {**first, "probs": stack.mean(axis=0).astype(np.float32)}
 
 
-def write_mean(members: list[Path], out: Path) -> int:
-    """Write the mean outputs of every recording all members hold; returns how many."""
+def veto_outputs(parts: list[dict], name: str, level: float) -> dict:
+    """The first member's outputs vetoed by the second's: ``p1 x min(1, p2 / level)``.
+
+    Parameters
+    ----------
+    parts : list of two dict
+        As :func:`mean_outputs`' (the members must agree on epochs, channels, duration and
+        montage).
+    name : str
+        The recording (for error messages).
+    level : float
+        In (0, 1]: the second member's probability from which the first's stands.
+
+    Returns
+    -------
+    dict
+        The first member's fields with ``probs`` (n_epochs, n_channels) float32 vetoed.
+    """
+    first = mean_outputs(parts, name)  # the agreement checks
+    p1, p2 = (p["probs"].astype(np.float64) for p in parts)
+    return {**first, "probs": (p1 * np.minimum(1.0, p2 / level)).astype(np.float32)}
+
+
+def write_mean(members: list[Path], out: Path, veto: float | None = None) -> int:
+    """Write the mean (or, with ``veto``, the vetoed) outputs of every recording all members
+    hold; returns how many."""
     names = sorted(p.name[: -len(SUFFIX)] for p in members[0].glob("*" + SUFFIX))
     names = [n for n in names if all((m / (n + SUFFIX)).is_file() for m in members[1:])]
     if not names:
         raise SystemExit(f"error: {members[0]}: no {SUFFIX} file held by every member")
     out.mkdir(parents=True, exist_ok=True)
     for n in names:
-        z = mean_outputs([_read(m / (n + SUFFIX)) for m in members], n)
+        parts = [_read(m / (n + SUFFIX)) for m in members]
+        z = mean_outputs(parts, n) if veto is None else veto_outputs(parts, n, veto)
         save_npz_atomic(out / (n + SUFFIX), **z)
     return len(names)
 
@@ -81,14 +112,19 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--member", action="append", required=True, help="an evaluate --out folder")
     p.add_argument("--out", required=True, help="folder for the mean NAME.probs.npz files")
+    p.add_argument("--veto", type=float, default=None, metavar="LEVEL",
+                   help="two members: the first's outputs vetoed by the second's, "
+                   "p1 x min(1, p2 / LEVEL), instead of their mean")  # fmt: skip
     args = p.parse_args(argv)
     members = [Path(m) for m in args.member]
     if len(members) < 2:
         raise SystemExit("error: give at least two --member folders")
+    if args.veto is not None and (len(members) != 2 or not 0.0 < args.veto <= 1.0):
+        raise SystemExit("error: --veto takes exactly two --member folders and a LEVEL in (0, 1]")
     for m in members:
         if not m.is_dir():
             raise SystemExit(f"error: {m}: no such folder")
-    n = write_mean(members, Path(args.out))
+    n = write_mean(members, Path(args.out), args.veto)
     print(f"{n} recordings -> {args.out}")
     return 0
 
