@@ -465,3 +465,17 @@ for k in k15s3p k15p k15ps1; do judge5 "$k"; done
 for pair in k23s3:3 k23:0 k23s1:1; do k15x5 "${pair%:*}" "${pair#*:}" --arch frame_lstm:context_history:3:0.5; done
 for k in k23s3 k23 k23s1; do judge5 "$k"; done
 paired_vs_k15p K23 k23s3 k23 k23s1
+# amendment 44 (a pilot that chooses nothing): each pinned K15 seed vetoed by the K23 seed of the
+# same number on stored outputs, p_K15 x min(1, p_K23 / 0.5), tuned as judge5 tunes, paired
+for trip in v44s3:k15s3p:k23s3 v44:k15p:k23 v44s1:k15ps1:k23s1; do
+  IFS=: read -r v a b <<< "$trip"
+  for c in SEL XCC XT3 XT4; do
+    python tools/ensemble_probs.py --member "$WORK/eval_${a}_$c" --member "$WORK/eval_${b}_$c" \
+      --out "$WORK/eval_${v}_$c" --veto 0.5
+  done
+  select_v2_tune "$WORK/$a" "$WORK/eval_$v" "tools/results/operating_point_${v}_sel5.json" \
+    "$WORK/op_${v}_sel5.toml" --grid strict --fixed shipped="$WORK/k6/postprocess.toml" --quiet
+done
+python tools/judge_recipes.py --paired 5:2:5 --out tools/results/pilot_v44_vs_k15p_paired.json \
+  --reference "K15P=$(printf 'tools/results/operating_point_%s_sel5.json\n' k15s3p k15p k15ps1 | paste -sd,)" \
+  --candidate "V44=$(printf 'tools/results/operating_point_%s_sel5.json\n' v44s3 v44 v44s1 | paste -sd,)"
