@@ -415,12 +415,19 @@ class FeatureStore:
         labels : ndarray of float32, shape (n,)
         """
         rows, track, epoch = self.track_epoch(rows)
-        first = FRAMES_PER_EPOCH * (epoch + 1) - WINDOW_FRAMES  # local frame of window start
-        local = first[:, None] + np.arange(WINDOW_FRAMES)  # (n, 70)
-        idx = self.track_offset[track][:, None] + np.maximum(local, 0)
-        win = np.asarray(self.features[idx.ravel()]).reshape(len(rows), WINDOW_FRAMES, -1)
-        win[local < 0] = 0.0
+        win, before = self._frames_to(track, epoch, WINDOW_FRAMES)
+        win[before] = 0.0
         return win, n_valid_frames(epoch), np.asarray(self.labels[rows], np.float32)
+
+    def _frames_to(self, track, epoch, span: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``span`` frames up to the end of each sample's epoch, gathered from the memmap:
+        float32 ``(n, span, n_features)`` and where they fall before the recording, bool
+        ``(n, span)`` (those rows hold the first frame's values)."""
+        first = FRAMES_PER_EPOCH * (epoch + 1) - span  # local frame of the span's start
+        local = first[:, None] + np.arange(span)  # (n, span)
+        idx = self.track_offset[track][:, None] + np.maximum(local, 0)
+        frames = np.asarray(self.features[idx.ravel()]).reshape(len(epoch), span, -1)
+        return frames, local < 0
 
     def history(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Epoch-mean histories of the given samples (``'context_history'`` models), computed
@@ -437,14 +444,10 @@ class FeatureStore:
             Row ``j``: the mean of epoch ``e - 69 + j``; rows before the recording are 0.
         n_history : ndarray of int64, shape (n,)
         """
-        rows, track, epoch = self.track_epoch(rows)
-        span = FRAMES_PER_EPOCH * HISTORY_EPOCHS
-        first = FRAMES_PER_EPOCH * (epoch + 1) - span  # local frame of the history's start
-        local = first[:, None] + np.arange(span)  # (n, 700)
-        idx = self.track_offset[track][:, None] + np.maximum(local, 0)
-        frames = np.asarray(self.features[idx.ravel()]).reshape(len(rows), span, -1)
+        _, track, epoch = self.track_epoch(rows)
+        frames, before = self._frames_to(track, epoch, FRAMES_PER_EPOCH * HISTORY_EPOCHS)
         hist = epoch_means(frames)  # (n, 70, F)
-        hist[local[:, ::FRAMES_PER_EPOCH] < 0] = 0.0
+        hist[before[:, ::FRAMES_PER_EPOCH]] = 0.0
         return hist, n_history_epochs(epoch)
 
     def montage_rows(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -45,6 +45,17 @@ def _read(path: Path) -> dict:
         raise SystemExit(f"error: {path}: not a readable decoder-output file ({err})") from None
 
 
+def _agreed(parts: list[dict], name: str) -> dict:
+    """The first member's outputs, once every member agrees with it on epochs, channels,
+    duration and montage (else a one-line error naming the recording)."""
+    first = parts[0]
+    for other in parts[1:]:
+        for key in ("epoch_starts", "ch_names", "duration", "montage"):
+            if not np.array_equal(other[key], first[key]):
+                raise SystemExit(f"error: {name}: members disagree on {key}")
+    return first
+
+
 def mean_outputs(parts: list[dict], name: str) -> dict:
     """The mean of several members' outputs for one recording.
 
@@ -61,11 +72,7 @@ def mean_outputs(parts: list[dict], name: str) -> dict:
     dict
         The first member's fields with ``probs`` replaced by the float32 mean.
     """
-    first = parts[0]
-    for other in parts[1:]:
-        for key in ("epoch_starts", "ch_names", "duration", "montage"):
-            if not np.array_equal(other[key], first[key]):
-                raise SystemExit(f"error: {name}: members disagree on {key}")
+    first = _agreed(parts, name)
     stack = np.stack([p["probs"].astype(np.float64) for p in parts])
     return {**first, "probs": stack.mean(axis=0).astype(np.float32)}
 
@@ -88,7 +95,7 @@ def veto_outputs(parts: list[dict], name: str, level: float) -> dict:
     dict
         The first member's fields with ``probs`` (n_epochs, n_channels) float32 vetoed.
     """
-    first = mean_outputs(parts, name)  # the agreement checks
+    first = _agreed(parts, name)
     p1, p2 = (p["probs"].astype(np.float64) for p in parts)
     return {**first, "probs": (p1 * np.minimum(1.0, p2 / level)).astype(np.float32)}
 

@@ -93,11 +93,11 @@ class DecoderStream:
                 self._window[:, :-FRAMES_PER_EPOCH] = self._window[:, FRAMES_PER_EPOCH:]
                 self._window[:, -FRAMES_PER_EPOCH:] = self._pending
                 emean = hist = None
-                if self.context is not None:
-                    emean = self._pending.mean(axis=1, dtype=np.float64).astype(np.float32)
+                if self.context is not None or self._history is not None:
+                    emean = epoch_means(self._pending)[:, 0]  # (n_channels, F)
                 if self._history is not None:
                     self._history[:, :-1] = self._history[:, 1:]
-                    self._history[:, -1:] = epoch_means(self._pending)
+                    self._history[:, -1] = emean
                     hist = self._history.copy()
                 done.append(
                     (

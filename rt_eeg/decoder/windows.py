@@ -40,6 +40,23 @@ HISTORY_NORMALISATIONS = ("context_history",)
 _EPS = np.float32(1e-6)
 
 
+def _zero_leading(x: np.ndarray, n_obs: np.ndarray) -> None:
+    """Set, in place, the first ``70 - n_obs[i]`` rows of each ``x[i]`` (its padding) to 0.
+
+    Parameters
+    ----------
+    x : ndarray, shape (n, 70, ...)
+    n_obs : ndarray of int64, shape (n,)
+        Observed (trailing) rows per item, 1..70.
+    """
+    short = np.flatnonzero(n_obs < x.shape[1])  # only items at a recording's start
+    if short.size:
+        pad = np.arange(x.shape[1])[None, :] < (x.shape[1] - n_obs[short])[:, None]
+        sub = x[short]
+        sub[pad] = 0.0
+        x[short] = sub
+
+
 def n_valid_frames(epochs: np.ndarray | int) -> np.ndarray:
     """Observed frames in the window of each epoch index: ``min(10 (e + 1), 70)``.
 
@@ -207,22 +224,13 @@ def normalise_windows(
     if x.ndim != 3 or x.shape[1] != WINDOW_FRAMES:
         raise ValueError(f"windows must have shape (n, {WINDOW_FRAMES}, n_features), got {x.shape}")
     n_valid = np.asarray(n_valid, dtype=np.int64).reshape(-1)
-    short = np.flatnonzero(n_valid < WINDOW_FRAMES)  # only windows at a recording's start
-    pad = None
-    if short.size:
-        pad = np.arange(WINDOW_FRAMES)[None, :] < (WINDOW_FRAMES - n_valid[short])[:, None]
-        sub = x[short]
-        sub[pad] = 0.0
-        x[short] = sub
+    _zero_leading(x, n_valid)
     if method in CONTEXT_NORMALISATIONS:
         if centers is None or scale is None:
             raise ValueError(f"normalisation {method!r} needs centers and scale")
         rel = x - np.asarray(centers, np.float32)[:, None, :]
         rel /= np.asarray(scale, np.float32)[None, None, :]
-        if pad is not None:
-            sub = rel[short]
-            sub[pad] = 0.0
-            rel[short] = sub
+        _zero_leading(rel, n_valid)
         if method == "context":
             return rel
         if method == "context_history":
@@ -233,13 +241,7 @@ def normalise_windows(
                 raise ValueError(f"history must have shape {x.shape}, got {hist.shape}")
             hist -= np.asarray(centers, np.float32)[:, None, :]
             hist /= np.asarray(scale, np.float32)[None, None, :]
-            n_history = np.asarray(n_history, dtype=np.int64).reshape(-1)
-            hshort = np.flatnonzero(n_history < HISTORY_EPOCHS)
-            if hshort.size:
-                hpad = np.arange(HISTORY_EPOCHS)[None, :] < (HISTORY_EPOCHS - n_history[hshort])[:, None]
-                sub = hist[hshort]
-                sub[hpad] = 0.0
-                hist[hshort] = sub
+            _zero_leading(hist, np.asarray(n_history, dtype=np.int64).reshape(-1))
             return np.concatenate([rel, hist], axis=2)
         if method == "context_montage":
             sizes = group_sizes(groups, rel.shape[0])
@@ -255,10 +257,7 @@ def normalise_windows(
         count = n_valid.astype(np.float32)[:, None, None]
         mean = x.sum(axis=1, keepdims=True) / count
         x -= mean
-        if pad is not None:
-            sub = x[short]
-            sub[pad] = 0.0
-            x[short] = sub
+        _zero_leading(x, n_valid)
         std = np.sqrt(np.square(x).sum(axis=1, keepdims=True) / count)
         x /= std + _EPS
         return x
