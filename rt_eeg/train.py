@@ -43,6 +43,7 @@ from rt_eeg.decoder import (
     MODEL_FILE,
     WINDOW_EPOCHS,
     build_model,
+    load_seven_second_decoder,
     make_infer,
     model_file_hashes,
     model_width,
@@ -128,8 +129,23 @@ def train_from_store(
     n_dev_neg = max(0, min(dev_neg.size, cfg.max_dev_samples - dev_pos.size))
     dev_rng = np.random.default_rng([cfg.seed, 1])  # own stream: the dev draw never shifts training
     dev_sel = np.sort(np.concatenate([dev_pos, dev_rng.choice(dev_neg, n_dev_neg, replace=False)]))
+    n_feat = store.n_features
+    width = model_width(cfg.normalisation, n_feat)
+    with tf.device(dev_name):
+        model = build_model(
+            cfg.arch,
+            n_features=width,
+            units=cfg.units,
+            dense_units=cfg.dense_units,
+            dropout=cfg.dropout,
+            seed=cfg.seed,
+        )
+    init = load_seven_second_decoder(model, cfg.init_from) if cfg.init_from else None
     scale = None
-    if cfg.normalisation in CONTEXT_NORMALISATIONS:
+    if init is not None:  # the frozen branch reads the inputs it was trained on
+        scale = np.asarray(init.pop("feature_scale"), np.float32)
+        log(f"7 s decoder from {cfg.init_from} (frozen; weights {init['weights_sha256'][:12]})")
+    elif cfg.normalisation in CONTEXT_NORMALISATIONS:
         scale_rng = np.random.default_rng([cfg.seed, 2])
         scale = context_scale(
             store, np.sort(scale_rng.choice(train_rows, min(20000, train_rows.size), replace=False))
@@ -158,17 +174,7 @@ def train_from_store(
     if cfg.balance_mining and minable is not None:  # minable: a subset of neg, in its order
         minable_source = neg_src[np.isin(neg, minable)]
 
-    n_feat = store.n_features
-    width = model_width(cfg.normalisation, n_feat)
     with tf.device(dev_name):
-        model = build_model(
-            cfg.arch,
-            n_features=width,
-            units=cfg.units,
-            dense_units=cfg.dense_units,
-            dropout=cfg.dropout,
-            seed=cfg.seed,
-        )
         opt = keras.optimizers.Adam(learning_rate=cfg.learning_rate, clipnorm=1.0)
         opt.build(model.trainable_variables)
         loss_fn = keras.losses.BinaryCrossentropy()
@@ -310,6 +316,7 @@ def train_from_store(
         "device": dev_name,
         "train_config": dataclasses.asdict(cfg),
         **({"balanced_sources": source_counts} if source_counts else {}),
+        **({"init_from": init} if init is not None else {}),
         "architecture": {
             "name": cfg.arch,
             "n_params": int(model.count_params()),

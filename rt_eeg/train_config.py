@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from rt_eeg.decoder import ARCHITECTURES, CONTEXT_NORMALISATIONS, NORMALISATIONS
+from rt_eeg.decoder import (
+    ARCHITECTURES,
+    CONTEXT_NORMALISATIONS,
+    HISTORY_NORMALISATIONS,
+    NORMALISATIONS,
+)
 from rt_eeg.errors import RtEegError
 
 
@@ -19,7 +24,8 @@ class TrainConfig:
     Attributes
     ----------
     arch : str
-        ``'epoch_lstm'`` or ``'frame_lstm'`` (see :func:`rt_eeg.decoder.build_model`).
+        ``'epoch_lstm'``, ``'frame_lstm'`` or ``'frame_lstm_veto'`` (see
+        :func:`rt_eeg.decoder.build_model`).
     units, dense_units : int
         LSTM units; per-epoch projection width.
     dropout : float
@@ -92,6 +98,10 @@ class TrainConfig:
         With ``keep='last'``: the weights kept are the uniform mean of the weights after every
         training step of the last ``average_epochs`` epochs (tail averaging,
         :mod:`rt_eeg.weight_average`), not the last step's; 0 disables it.
+    init_from : str
+        ``'frame_lstm_veto'`` only, and required there: a trained ``'frame_lstm'`` model
+        folder (``'context'`` inputs) whose weights become the 7 s branch, frozen, and whose
+        context scale the inputs use; only the veto trains.
     """
 
     arch: str = "frame_lstm"
@@ -119,6 +129,7 @@ class TrainConfig:
     balance_mining: bool = False
     keep: str = "best"
     average_epochs: int = 0
+    init_from: str = ""
 
     def __post_init__(self) -> None:
         if self.arch not in ARCHITECTURES:
@@ -158,6 +169,18 @@ class TrainConfig:
             raise RtEegError(
                 "average_epochs needs keep='last' (the average replaces the last weights)"
             )
+        if self.arch == "frame_lstm_veto":
+            if self.normalisation not in HISTORY_NORMALISATIONS:
+                raise RtEegError(
+                    f"frame_lstm_veto reads the 70 s history: normalisation must be one of "
+                    f"{HISTORY_NORMALISATIONS}, not {self.normalisation!r}"
+                )
+            if not self.init_from:
+                raise RtEegError("frame_lstm_veto needs init_from (the trained 7 s decoder)")
+            if self.dropout:
+                raise RtEegError("frame_lstm_veto takes no dropout (its 7 s branch is frozen)")
+        elif self.init_from:
+            raise RtEegError(f"init_from is for frame_lstm_veto only, not {self.arch!r}")
         if self.hard_margin_epochs < 0:
             raise RtEegError(f"hard_margin_epochs must be >= 0, got {self.hard_margin_epochs}")
         for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units",

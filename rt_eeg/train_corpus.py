@@ -17,6 +17,7 @@ import numpy as np
 
 from rt_eeg.decoder import (
     ARCHITECTURES,
+    BASE_ARCHITECTURES,
     FEATURES_FILE,
     FRAMES_PER_EPOCH,
     MANIFEST_FILE,
@@ -201,11 +202,11 @@ def parse_variants(
     None), ('frame_lstm', 'context', 3.0, 0.5, 1))``:
     ``ARCH[:NORM[:ONSET_WEIGHT[:HARD_NEGATIVES]]][@SEED]``.
 
-    ``'compare'`` means both architectures; missing parts take the defaults; a variant without
+    ``'compare'`` means both architectures trained from scratch; missing parts take the defaults; a variant without
     ``@SEED`` uses the run's ``--seed``.
     """
     if spec == "compare":
-        spec = ",".join(ARCHITECTURES)
+        spec = ",".join(BASE_ARCHITECTURES)
     out = []
     for part in spec.split(","):
         body, at, seed_s = part.strip().partition("@")

@@ -479,3 +479,12 @@ done
 python tools/judge_recipes.py --paired 5:2:5 --out tools/results/pilot_v44_vs_k15p_paired.json \
   --reference "K15P=$(printf 'tools/results/operating_point_%s_sel5.json\n' k15s3p k15p k15ps1 | paste -sd,)" \
   --candidate "V44=$(printf 'tools/results/operating_point_%s_sel5.json\n' v44s3 v44 v44s1 | paste -sd,)"
+# amendment 45 (pinned AVX2 environment, WORK=/work/sim/repro5, against the pinned reference):
+# K24 = the pinned K15 seed of the same number, frozen, times a veto learned from the 70 s
+# history (--arch frame_lstm_veto:context_history:3:0.5 --init-from); rule P or the DET clause
+for trip in k24s3:3:k15s3p k24s0:0:k15p k24s1:1:k15ps1; do
+  IFS=: read -r k s ref <<< "$trip"
+  k15x5 "$k" "$s" --arch frame_lstm_veto:context_history:3:0.5 --init-from "$WORK/$ref"
+done
+for k in k24s3 k24s0 k24s1; do judge5 "$k"; done
+paired_vs_k15p K24 k24s3 k24s0 k24s1

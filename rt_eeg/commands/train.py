@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--arch",
         default="frame_lstm",
-        help="epoch_lstm or frame_lstm; or variants "
+        help="epoch_lstm, frame_lstm or frame_lstm_veto (with --init-from); or variants "
         "ARCH[:NORM[:ONSET_WEIGHT[:HARD_NEGATIVES]]][@SEED],... (or 'compare' = both "
         "architectures) trained with the same seed (or their own @SEED), the best on dev kept",
     )
@@ -118,6 +118,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with several --arch variants: keep each variant's model under OUT/variants",
     )
+    parser.add_argument(
+        "--init-from",
+        default="",
+        metavar="MODEL",
+        help="with --arch frame_lstm_veto: a trained frame_lstm model folder (context inputs) "
+        "used as the 7 s decoder, frozen; only the veto that reads the 70 s history trains",
+    )
     parser.add_argument("--units", type=int, default=32, help="LSTM units (default 32)")
     parser.add_argument("--dropout", type=float, default=0.0, help="dropout rate (default 0)")
     parser.add_argument("--batch-size", type=int, default=256)
@@ -194,6 +201,7 @@ def run(args: argparse.Namespace) -> int:
         balance_sources=parse_sources(args.balance_sources) if args.balance_sources else (),
         balance_halves=args.balance_halves,
         balance_mining=args.balance_mining,
+        init_from=args.init_from,
     )
     manifest = train_corpus(
         args.corpus,

@@ -22,7 +22,10 @@ sigmoid, 7.6 k parameters, is the default. On a simulated corpus (12 train / 4 d
 36 + 12 ten-minute recordings) it beat ``'epoch_lstm'`` (a dense projection of each 1 s block,
 then an LSTM over the 7 epochs) on dev loss in all three runs; max-abs normalisation beat
 z-score clearly (dev AUC 0.957 vs 0.915). ``rt-eeg train --arch compare`` repeats the
-comparison on any corpus and records it in the manifest.
+comparison on any corpus and records it in the manifest. ``'frame_lstm_veto'`` (inputs
+``'context_history'``) is a trained ``'frame_lstm'`` frozen, times a veto read from the 70 s
+history that can only lower its calls (:func:`load_seven_second_decoder`, ``rt-eeg train
+--init-from``).
 
 A model folder holds ``model.keras``, ``model.tflite`` (its LiteRT twin, for the CPU),
 ``features.toml`` (the exact :class:`rt_eeg.features.FeatureConfig`) and ``manifest.json``
@@ -52,8 +55,13 @@ from __future__ import annotations
 from rt_eeg.context import GATE, GATE_TOP_K, BackgroundContext, gate_score, window_mean
 from rt_eeg.decoder.model import (
     ARCHITECTURES,
+    BASE_ARCHITECTURES,
+    SEVEN_SECOND_LAYERS,
+    VETO_BIAS,
+    VETO_UNITS,
     _load_model,
     build_model,
+    load_seven_second_decoder,
     make_infer,
     resolve_device,
     write_untrained_model,

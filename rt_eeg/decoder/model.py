@@ -30,7 +30,15 @@ from rt_eeg.model_files import (
 from rt_eeg.runtime import LITE_FILE, import_tensorflow, quiet_native_stderr
 
 #: Model architectures :func:`build_model` knows.
-ARCHITECTURES = ("frame_lstm", "epoch_lstm")
+ARCHITECTURES = ("frame_lstm", "epoch_lstm", "frame_lstm_veto")
+#: The architectures trained from scratch (``rt-eeg train --arch compare`` compares them);
+#: ``'frame_lstm_veto'`` starts from a trained ``'frame_lstm'`` (``--init-from``).
+BASE_ARCHITECTURES = ("frame_lstm", "epoch_lstm")
+#: Units of the veto branch's LSTM (``'frame_lstm_veto'``).
+VETO_UNITS = 16
+#: The veto sigmoid's initial bias: v = 0.95 before training, so the untrained veto barely
+#: moves the 7 s decoder's calls and its gradient is not yet saturated.
+VETO_BIAS = 3.0
 
 
 def build_model(
@@ -46,9 +54,14 @@ def build_model(
 
     Parameters
     ----------
-    arch : {'frame_lstm', 'epoch_lstm'}
+    arch : {'frame_lstm', 'epoch_lstm', 'frame_lstm_veto'}
         ``'frame_lstm'`` (default): an LSTM runs over the 70 frames directly (7.6 k
-        parameters with 32 units). ``'epoch_lstm'``: the 10 x n_features block of each 1 s
+        parameters with 32 units). ``'frame_lstm_veto'`` (two-half inputs,
+        ``'context_history'``): ``'frame_lstm'`` over the first half of the columns (the 7 s of
+        frames; its layers are named as a ``'frame_lstm'``'s, so a trained one's weights load
+        into them) times a veto v in (0, 1) read from the second half (the 70 epoch means) by
+        a :data:`VETO_UNITS`-unit LSTM and a sigmoid: P = P_7s x v, so the 70 s view can only
+        lower a call, never make one (the 7 s decoder's onsets cannot come later). ``'epoch_lstm'``: the 10 x n_features block of each 1 s
         epoch is flattened and projected by a shared dense layer (tanh), then an LSTM runs
         over the 7 epochs (29 k parameters; twice as fast, but it overfits sooner). On a
         simulated corpus (12 train / 4 dev patients, 3 runs) frame_lstm had the lower dev
@@ -68,7 +81,7 @@ def build_model(
     Returns
     -------
     model : keras.Model
-        Input ``(batch, 70, n_features)`` float32, output ``(batch, 1)`` sigmoid.
+        Input ``(batch, 70, n_features)`` float32, output ``(batch, 1)`` in [0, 1].
     """
     import_tensorflow()
     import keras
@@ -81,6 +94,8 @@ def build_model(
         return init.GlorotUniform(seed=seed * 1000 + k)
 
     inp = keras.Input(shape=(WINDOW_FRAMES, n_features), dtype="float32", name="window")
+    if arch == "frame_lstm_veto":
+        return _veto_model(keras, inp, n_features, units, seed, glorot)
     if arch == "epoch_lstm":
         x = keras.layers.Reshape((WINDOW_EPOCHS, FRAMES_PER_EPOCH * n_features), name="epochs")(inp)
         x = keras.layers.Dense(
@@ -103,6 +118,108 @@ def build_model(
         x
     )
     return keras.Model(inp, out, name=f"rt_eeg_{arch}")
+
+
+def _veto_model(keras, inp, n_features: int, units: int, seed: int, glorot):
+    """``'frame_lstm_veto'``: P = P_7s(first half) x v(second half), built-in layers only (a
+    model file loads in safe mode; the column split is a transpose, a crop and a transpose)."""
+    if n_features % 2:
+        raise RtEegError(f"frame_lstm_veto needs two-half inputs, got {n_features} columns")
+    half = n_features // 2
+    layers, init = keras.layers, keras.initializers
+
+    def columns(crop: tuple[int, int], name: str):
+        x = layers.Permute((2, 1), name=f"{name}_t")(inp)
+        x = layers.Cropping1D(crop, name=f"{name}_crop")(x)
+        return layers.Permute((2, 1), name=name)(x)
+
+    frames, means = columns((0, half), "frames"), columns((half, 0), "epoch_means")
+    # Named as build_model('frame_lstm') names them: a trained 7 s decoder's weights load by name.
+    x = layers.LSTM(
+        units,
+        kernel_initializer=glorot(2),
+        recurrent_initializer=init.Orthogonal(seed=seed * 1000 + 3),
+        name="lstm",
+    )(frames)
+    p_7s = layers.Dense(1, activation="sigmoid", kernel_initializer=glorot(4), name="p_seiz")(x)
+    v = layers.LSTM(
+        VETO_UNITS,
+        kernel_initializer=glorot(7),
+        recurrent_initializer=init.Orthogonal(seed=seed * 1000 + 8),
+        name="veto_lstm",
+    )(means)
+    v = layers.Dense(
+        1,
+        activation="sigmoid",
+        kernel_initializer=glorot(9),
+        bias_initializer=init.Constant(VETO_BIAS),
+        name="veto",
+    )(v)
+    out = layers.Multiply(name="p_vetoed")([p_7s, v])
+    return keras.Model(inp, out, name="rt_eeg_frame_lstm_veto")
+
+
+#: Layers of a ``'frame_lstm_veto'`` model that hold the 7 s decoder (loaded, then frozen).
+SEVEN_SECOND_LAYERS = ("lstm", "p_seiz")
+
+
+def load_seven_second_decoder(model, init_dir: str | os.PathLike) -> dict:
+    """Copy a trained ``'frame_lstm'`` model folder's weights into ``model``'s 7 s branch and
+    freeze it (``'frame_lstm_veto'``: only the veto trains).
+
+    Parameters
+    ----------
+    model : keras.Model
+        A ``'frame_lstm_veto'`` model (:func:`build_model`).
+    init_dir : path-like
+        A trained model folder with a ``'frame_lstm'`` model and a ``'context'`` input of
+        half the model's width.
+
+    Returns
+    -------
+    info : dict
+        ``path``, ``weights_sha256`` (of the copied weights) and ``feature_scale`` (the
+        folder's context scale, which the frozen branch was trained with).
+
+    Raises
+    ------
+    RtEegError
+        The folder is not such a model, or its layers do not fit (e.g. other LSTM units).
+    """
+    import hashlib
+    import json
+
+    init_dir = Path(init_dir)
+    try:
+        manifest = json.loads((init_dir / MANIFEST_FILE).read_text())
+    except (OSError, ValueError) as err:
+        raise RtEegError(f"cannot read the model manifest ({err})", init_dir / MANIFEST_FILE) from err
+    dec = manifest.get("decoder", {})
+    arch = manifest.get("architecture", {}).get("name")
+    half = int(model.input_shape[-1]) // 2
+    if arch != "frame_lstm" or dec.get("normalisation") != "context" or dec.get("n_features") != half:
+        raise RtEegError(
+            f"--init-from needs a trained frame_lstm model with 'context' inputs of {half} "
+            f"features, got {arch} with {dec.get('normalisation')!r} inputs",
+            init_dir,
+        )
+    src, _ = _load_model(init_dir / MODEL_FILE, "/CPU:0")
+    copied = []
+    for name in SEVEN_SECOND_LAYERS:
+        weights = src.get_layer(name).get_weights()
+        layer = model.get_layer(name)
+        if [w.shape for w in weights] != [w.shape for w in layer.get_weights()]:
+            raise RtEegError(
+                f"layer {name!r} does not fit the model being trained (other units?)", init_dir
+            )
+        layer.set_weights(weights)
+        layer.trainable = False
+        copied += weights
+    return {
+        "path": str(init_dir),
+        "weights_sha256": hashlib.sha256(b"".join(w.tobytes() for w in copied)).hexdigest(),
+        "feature_scale": [float(v) for v in dec["context"]["feature_scale"]],
+    }
 
 
 def resolve_device(device: str = "auto") -> str:
