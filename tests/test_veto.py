@@ -110,13 +110,14 @@ def test_training_moves_only_the_veto(store, seven_second, tmp_path):
     src = keras.saving.load_model(seven_second / "model.keras")
     new = keras.saving.load_model(tmp_path / "v" / "model.keras")
     for name in SEVEN_SECOND_LAYERS:  # frozen: bit for bit the 7 s decoder's weights
-        for a, b in zip(src.get_layer(name).get_weights(), new.get_layer(name).get_weights()):
+        old, kept = src.get_layer(name).get_weights(), new.get_layer(name).get_weights()
+        for a, b in zip(old, kept, strict=True):
             np.testing.assert_array_equal(a, b)
     fresh = build_model("frame_lstm_veto", n_features=2 * N_FEAT, seed=2)
     moved = [
         not np.array_equal(a, b)
         for a, b in zip(fresh.get_layer("veto_lstm").get_weights(),
-                        new.get_layer("veto_lstm").get_weights())
+                        new.get_layer("veto_lstm").get_weights(), strict=True)
     ]  # fmt: skip
     assert all(moved)
     src_manifest = json.loads((seven_second / "manifest.json").read_text())
