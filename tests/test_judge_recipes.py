@@ -181,3 +181,37 @@ def test_statistic_det_judges_by_the_det_mean(tmp_path, capsys):
     with pytest.raises(SystemExit, match="no trials_pool"):
         main(["--reference", f"R={','.join(map(str, _recipe(tmp_path, 'x', [1.0, 2.0, 3.0])))}",
               "--candidate", f"C={cand}", "--statistic", "det"])  # fmt: skip
+
+
+def test_det_clause_is_a_third_way_to_win_paired(tmp_path, capsys):
+    """Amendment 45: every paired DET-mean difference positive, their mean >= MIN_DET, the SELECT
+    mean not lower and the onset not later than allowed replaces; one DET pair at 0, or a mean
+    under the margin, or a SELECT loss, does not."""
+    def seeds(name, gains, chosen_gain=0.0):
+        return ",".join(
+            str(_op_trials(tmp_path / f"{name}{i}.json",
+                           [{"A": (0.0, 30.0 + chosen_gain), "B": (0.0, 30.0 + chosen_gain)},
+                            {"A": (4.0, 40.0 + g), "B": (9.0, 50.0 + g)}]))
+            for i, g in enumerate(gains))  # fmt: skip
+
+    ref = seeds("r", [0, 0, 0])
+
+    def verdict(name, gains, chosen_gain=0.0, clause="3:0:1"):
+        out = tmp_path / f"{name}.json"
+        main(["--reference", f"R={ref}", "--candidate", f"C={seeds(name, gains, chosen_gain)}",
+              "--paired", "5:2:5", "--det-clause", clause, "--out", str(out)])  # fmt: skip
+        return json.loads(out.read_text())
+
+    v = verdict("c", [8, 6, 10])  # DET +4, +3, +5: mean 4; SELECT +0
+    assert v["paired"]["det_differences"] == [4.0, 3.0, 5.0] and v["paired"]["by_det"]
+    assert v["replaces_reference"] and not v["paired"]["by_select"]
+    assert "DET mean +4.0, +3.0, +5.0, mean +4.0): replaces R" in capsys.readouterr().out
+    assert not verdict("z", [8, 0, 16])["replaces_reference"]  # one DET pair 0, mean still 4
+    assert not verdict("m", [4, 6, 6])["replaces_reference"]  # mean 2.67 < 3
+    assert not verdict("l", [8, 6, 10], chosen_gain=-0.1)["replaces_reference"]  # SELECT lower
+    assert verdict("l2", [8, 6, 10], chosen_gain=-0.1, clause="3:-1:1")["replaces_reference"]
+    files = f"R={ref}", f"C={seeds('c', [8, 6, 10])}"
+    for bad, msg in ((["--det-clause", "3:0"], "expected MIN_DET"),
+                     (["--det-clause", "3:0:1"], "goes with --paired")):  # fmt: skip
+        with pytest.raises(SystemExit, match=msg):
+            main(["--reference", files[0], "--candidate", files[1], *bad])

@@ -32,6 +32,11 @@ It reads the ranking at the top of each generator without tying every voice to o
 and its seed spread is about half the SELECT mean's (K15's six seeds: sd 3.9 against 7.7 points;
 K17's 6.4 against 14.7). Both figures are reported either way.
 
+``--det-clause MIN_DET:MIN_SELECT:MAX_ONSET_S`` (amendment 45, with ``--paired``) adds a third
+way to win: every paired DET-mean difference positive with a mean of at least MIN_DET points,
+the mean paired SELECT difference at least MIN_SELECT and the mean paired onset difference at
+most MAX_ONSET_S seconds.
+
 ``--real`` (optional, per recipe, in the seeds' order) applies the veto. ``--latency-clause
 GAIN_S:MAX_LOSS`` (amendment 33) adds a second way to win: the seeds' mean onset (each seed's
 mean over voices of the median decision-epoch onset at its point) at least GAIN_S s earlier than
@@ -166,11 +171,18 @@ def judge(reference: dict, candidate: dict, latency_clause: tuple[float, float] 
     return out | {"replaces_reference": bool(wins and not candidate["vetoed"])}
 
 
-def judge_paired(reference: dict, candidate: dict, rule: tuple[float, float, float]) -> dict:
+def judge_paired(
+    reference: dict,
+    candidate: dict,
+    rule: tuple[float, float, float],
+    det_clause: tuple[float, float, float] | None = None,
+) -> dict:
     """Rule P (amendment 39): seed-by-seed differences, candidate minus reference.
 
     ``rule`` = (min mean difference, min onset gain s, max mean loss); the seeds of both
-    recipes are in the same order (seed i of one was trained with seed i of the other)."""
+    recipes are in the same order (seed i of one was trained with seed i of the other).
+    ``det_clause`` = (min mean DET difference, min mean difference, max mean onset difference
+    s): amendment 45's third way to win, every paired DET-mean difference positive too."""
     min_mean, gain_s, loss = rule
     ref, cand = reference["seeds"], candidate["seeds"]
     if len(ref) != len(cand):
@@ -184,13 +196,36 @@ def judge_paired(reference: dict, candidate: dict, rule: tuple[float, float, flo
     onset_mean = round(sum(onset) / len(onset), 2) if onset else None
     by_select = all(d > 0 for d in diffs) and mean >= min_mean
     by_latency = onset_mean is not None and -onset_mean >= gain_s and -mean <= loss
+    paired = {"differences": diffs, "mean_difference": round(mean, 2),
+              "onset_differences_s": [round(o, 2) for o in onset],
+              "mean_onset_difference_s": onset_mean,
+              "rule": {"min_mean": min_mean, "min_gain_s": gain_s, "max_loss": loss},
+              "by_select": bool(by_select), "by_latency": bool(by_latency)}  # fmt: skip
+    by_det = False
+    if det_clause is not None:
+        min_det, min_select, max_onset = det_clause
+        if any(x["det_mean"] is None for x in (*ref, *cand)):
+            raise SystemExit("--det-clause needs every seed's DET mean (its trials_pool)")
+        det = [round(c["det_mean"] - r["det_mean"], 2) for r, c in zip(ref, cand, strict=True)]
+        det_mean_diff = sum(det) / len(det)
+        by_det = (
+            all(d > 0 for d in det)
+            and det_mean_diff >= min_det
+            and mean >= min_select
+            and onset_mean is not None
+            and onset_mean <= max_onset
+        )
+        paired.update(
+            det_differences=det,
+            mean_det_difference=round(det_mean_diff, 2),
+            det_clause={"min_det": min_det, "min_select": min_select, "max_onset_s": max_onset},
+            by_det=bool(by_det),
+        )
     return {
-        "paired": {"differences": diffs, "mean_difference": round(mean, 2),
-                   "onset_differences_s": [round(o, 2) for o in onset],
-                   "mean_onset_difference_s": onset_mean,
-                   "rule": {"min_mean": min_mean, "min_gain_s": gain_s, "max_loss": loss},
-                   "by_select": bool(by_select), "by_latency": bool(by_latency)},  # fmt: skip
-        "replaces_reference": bool((by_select or by_latency) and not candidate["vetoed"]),
+        "paired": paired,
+        "replaces_reference": bool(
+            (by_select or by_latency or by_det) and not candidate["vetoed"]
+        ),
     }
 
 
@@ -212,6 +247,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--paired", metavar="MIN_MEAN:GAIN_S:MAX_LOSS",
                     help="amendment 39's rule P: judge seed by seed (the same seeds, in the "
                          "same order) instead of by the recipes' means")  # fmt: skip
+    ap.add_argument("--det-clause", metavar="MIN_DET:MIN_SELECT:MAX_ONSET_S",
+                    help="with --paired, amendment 45: also replace when every paired DET-mean "
+                         "difference is positive, their mean >= MIN_DET, the mean SELECT "
+                         "difference >= MIN_SELECT and the mean onset difference <= MAX_ONSET_S")  # fmt: skip
     ap.add_argument("--statistic", choices=sorted(STATISTICS), default="select",
                     help="each seed's figure: its SELECT mean at its point (default) or its "
                          "DET mean over 1-20 FA/24 h (amendment 42)")  # fmt: skip
@@ -227,6 +266,18 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"--paired {args.paired!r}: expected MIN_MEAN:GAIN_S:MAX_LOSS")
         if args.latency_clause:
             raise SystemExit("--paired has its own latency clause; drop --latency-clause")
+    det_clause = None
+    if args.det_clause:
+        try:
+            det_clause = tuple(float(x) for x in args.det_clause.split(":"))
+        except ValueError:
+            det_clause = ()
+        if len(det_clause) != 3:
+            raise SystemExit(
+                f"--det-clause {args.det_clause!r}: expected MIN_DET:MIN_SELECT:MAX_ONSET_S"
+            )
+        if not paired or args.statistic != "select":
+            raise SystemExit("--det-clause goes with --paired and the SELECT statistic")
     clause = None
     if args.latency_clause:
         try:
@@ -239,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     cand_name, cand_files = _named(args.candidate)
     ref = recipe(ref_files, real.get(ref_name), args.statistic)
     cand = recipe(cand_files, real.get(cand_name), args.statistic)
-    verdict = judge_paired(ref, cand, paired) if paired else judge(ref, cand, clause)
+    verdict = judge_paired(ref, cand, paired, det_clause) if paired else judge(ref, cand, clause)
     out = {"reference": {ref_name: ref}, "candidate": {cand_name: cand}, **verdict}
     for name, r in ((ref_name, ref), (cand_name, cand)):
         per = ", ".join(f"{s[r['statistic']]:.1f}" for s in r["seeds"])
@@ -252,7 +303,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{cand_name} minus {ref_name}, seed by seed: "
               f"{', '.join(f'{d:+.1f}' for d in pr['differences'])} (mean "
               f"{pr['mean_difference']:+.1f} points, onset "
-              f"{'n/a' if onset is None else f'{onset:+.2f} s'}): {verdict} {ref_name}")
+              f"{'n/a' if onset is None else f'{onset:+.2f} s'}"
+              + (f"; DET mean {', '.join(f'{d:+.1f}' for d in pr['det_differences'])}, mean "
+                 f"{pr['mean_det_difference']:+.1f}" if "det_differences" in pr else "")
+              + f"): {verdict} {ref_name}")
     else:
         lc = out.get("latency_clause")
         why = (f"; onset {lc['onset_gain_s']} s earlier (clause {lc['min_gain_s']} s at <= "

@@ -137,13 +137,14 @@ xk6() {  # the sixth TRAIN corpus and trainX6.list
 # pair against K15's trained in the same environment: k15s3r, k15r, k15rs1 (this machine's
 # native one, RT_EEG_NATIVE_ISA=1, /work/sim/recipe) -> recipe_label_vs_k15r_paired.json; or,
 # with paired_vs_k15p, k15s3p, k15p, k15ps1 (the AVX2 environment the scripts set, judged
-# 2026-11-27 in /work/sim/repro5) -> recipe_label_vs_k15p_paired.json
+# 2026-11-27 in /work/sim/repro5) -> recipe_label_vs_k15p_paired.json; PAIRED_EXTRA: more
+# judge_recipes.py options (amendment 45: --det-clause 3:0:1)
 paired_vs_k15r() {  # LABEL K_SEED3 K_SEED0 K_SEED1
   local label=$1 op=tools/results/operating_point_ rc=tools/results/real_checks_; shift
   local -a ref=(${PAIRED_REF:-k15s3r k15r k15rs1})
   local tag=${PAIRED_TAG:-K15R}
   csv_of() { local pre=$1 suf=$2; shift 2; printf "$pre%s$suf\n" "$@" | paste -sd,; }
-  python tools/judge_recipes.py --paired 5:2:5 \
+  python tools/judge_recipes.py --paired 5:2:5 ${PAIRED_EXTRA:-} \
     --reference "$tag=$(csv_of "$op" _sel5.json "${ref[@]}")" --candidate "$label=$(csv_of "$op" _sel5.json "$@")" \
     --real "$tag=$(csv_of "$rc" .json "${ref[@]}")" --real "$label=$(csv_of "$rc" .json "$@")" \
     --out "tools/results/recipe_${label,,}_vs_${tag,,}_paired.json"
@@ -487,4 +488,4 @@ for trip in k24s3:3:k15s3p k24s0:0:k15p k24s1:1:k15ps1; do
   k15x5 "$k" "$s" --arch frame_lstm_veto:context_history:3:0.5 --init-from "$WORK/$ref"
 done
 for k in k24s3 k24s0 k24s1; do judge5 "$k"; done
-paired_vs_k15p K24 k24s3 k24s0 k24s1
+PAIRED_EXTRA="--det-clause 3:0:1" paired_vs_k15p K24 k24s3 k24s0 k24s1
