@@ -162,6 +162,8 @@ def test_the_veto_needs_a_fitting_7s_decoder(tmp_path, seven_second):
         TrainConfig(arch="frame_lstm_veto", normalisation="context", init_from="x")
     with pytest.raises(RtEegError, match="frame_lstm_veto only"):
         TrainConfig(normalisation="context", init_from=str(seven_second))
+    with pytest.raises(RtEegError, match="frame_lstm_veto reads"):
+        write_untrained_model(tmp_path / "bad", arch="frame_lstm_veto", normalisation="context")
     other = write_untrained_model(tmp_path / "maxabs", normalisation="maxabs")
     model = build_model("frame_lstm_veto", n_features=2 * N_FEAT)
     with pytest.raises(RtEegError, match="frame_lstm model with 'context' inputs"):

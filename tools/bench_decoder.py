@@ -5,7 +5,8 @@ Usage::
     python tools/bench_decoder.py [--model models/default] [--device cpu|gpu|auto]
                                   [--channels 22] [--epochs 300] [--out FILE]
 
-Without ``--model`` an untrained model of each architecture is written to a temporary folder
+Without ``--model`` an untrained model of each architecture (``frame_lstm_veto`` with its
+``context_history`` inputs, the others ``maxabs``) is written to a temporary folder
 (latency does not depend on the weights). Writes JSON (default
 ``tools/results/bench_decoder.json``) and prints a short summary. ``--device gpu`` on a
 machine without a GPU records the refusal in the JSON and exits 2.
@@ -29,6 +30,9 @@ sys.path.insert(0, str(ROOT))
 from rt_eeg.decoder import ARCHITECTURES, FRAMES_PER_EPOCH, Decoder, write_untrained_model  # noqa: E402
 from rt_eeg.errors import RtEegError  # noqa: E402
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
+
+#: The inputs an untrained model of an architecture is benchmarked with (default maxabs).
+UNTRAINED_INPUTS = {"frame_lstm_veto": "context_history"}
 
 
 def bench_one(model_dir: Path, device: str, n_ch: int, n_epochs: int, batch_seconds: float) -> dict:
@@ -108,7 +112,10 @@ def main(argv: list[str] | None = None) -> int:
         models = (
             [Path(args.model)]
             if args.model
-            else [write_untrained_model(Path(tmp) / a, arch=a) for a in ARCHITECTURES]
+            else [
+                write_untrained_model(Path(tmp) / a, arch=a, normalisation=UNTRAINED_INPUTS.get(a, "maxabs"))
+                for a in ARCHITECTURES
+            ]
         )
         try:
             for m in models:

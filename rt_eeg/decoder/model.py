@@ -318,6 +318,8 @@ def write_untrained_model(
 
     if normalisation not in NORMALISATIONS:
         raise RtEegError(f"unknown normalisation {normalisation!r}; expected {NORMALISATIONS}")
+    if arch == "frame_lstm_veto" and normalisation not in HISTORY_NORMALISATIONS:
+        raise RtEegError(f"frame_lstm_veto reads {HISTORY_NORMALISATIONS} inputs, not {normalisation!r}")
     model_dir = Path(model_dir)
     model_dir.mkdir(parents=True, exist_ok=True)
     model = build_model(
