@@ -139,6 +139,91 @@ def mine_order(
     return rng.permutation(out), info
 
 
+#: Background rows the frozen 7 s decoder scores to find its calls (``--veto-called``).
+CALL_POOL = 1_000_000
+
+
+def called_rows(
+    rng: np.random.Generator,
+    pos: np.ndarray,
+    minable: np.ndarray,
+    score: Callable[[np.ndarray], np.ndarray],
+    threshold: float,
+    pool: int = CALL_POOL,
+    minable_source: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, dict]:
+    """What a veto trains on (amendment 46): the rows a frozen decoder calls seizure.
+
+    The decoder is frozen, so its calls are fixed before training: it scores every seizure
+    row and a random pool of minable background rows (split equally between sources when
+    ``minable_source`` is given), and the rows at or above ``threshold`` are kept.
+
+    Parameters
+    ----------
+    rng : np.random.Generator
+        Draws the background pool.
+    pos : ndarray of int64, shape (n_pos,)
+        Seizure rows.
+    minable : ndarray of int64, shape (n,)
+        Background rows away from seizures (:func:`minable_negatives`).
+    score : callable
+        ``rows -> P(seizure)`` of the frozen decoder, shape ``(len(rows),)``.
+    threshold : float
+    pool : int
+        Background rows scored (all of ``minable`` when it has fewer).
+    minable_source : ndarray of int, shape (n,), optional
+        Training source of each minable row.
+
+    Returns
+    -------
+    pos_called : ndarray of bool, shape (n_pos,)
+        Which seizure rows the decoder calls.
+    neg : ndarray of int64, shape (m,)
+        The background rows of the pool it calls.
+    neg_source : ndarray of int64, shape (m,), or None
+        Their source indices (``0 .. n_sources - 1`` over the sources present).
+    info : dict
+        Counts, for the manifest.
+
+    Raises
+    ------
+    RtEegError
+        The decoder calls no seizure row or no background row of the pool.
+    """
+    from rt_eeg.errors import RtEegError
+
+    p_pos = np.asarray(score(pos), np.float64).reshape(-1)
+    pos_called = p_pos >= threshold
+    n_pool = min(int(pool), minable.size)
+    if minable_source is None:
+        cand, cand_src = rng.choice(minable, n_pool, replace=False), None
+    else:  # every source present must fill its share
+        present = np.unique(minable_source)
+        smallest = int(np.bincount(minable_source)[present].min())
+        n_pool = min(n_pool, smallest * present.size)
+        cand, cand_src = balanced_candidates(rng, minable, minable_source, n_pool)
+    p = np.asarray(score(cand), np.float64).reshape(-1)
+    called = p >= threshold
+    info = {
+        "threshold": float(threshold),
+        "seizure_called": int(pos_called.sum()),
+        "seizure_total": int(pos.size),
+        "background_scored": int(cand.size),
+        "background_called": int(called.sum()),
+    }
+    if cand_src is not None:
+        info["background_called_per_source"] = np.bincount(
+            cand_src[called], minlength=present.size
+        ).tolist()
+    if not pos_called.any() or not called.any():
+        raise RtEegError(
+            f"the 7 s decoder calls {info['seizure_called']} seizure and "
+            f"{info['background_called']} background rows at {threshold}: nothing for a veto "
+            "to learn from"
+        )
+    return pos_called, cand[called], None if cand_src is None else cand_src[called], info
+
+
 def balanced_candidates(
     rng: np.random.Generator, minable: np.ndarray, source: np.ndarray, k: int
 ) -> tuple[np.ndarray, np.ndarray]:

@@ -41,6 +41,7 @@ from rt_eeg.decoder import (
     HISTORY_NORMALISATIONS,
     MANIFEST_FILE,
     MODEL_FILE,
+    SEVEN_SECOND_LAYERS,
     WINDOW_EPOCHS,
     build_model,
     load_seven_second_decoder,
@@ -51,7 +52,7 @@ from rt_eeg.decoder import (
 )
 from rt_eeg.dev_metrics import dev_scores
 from rt_eeg.errors import RtEegError
-from rt_eeg.hard_negatives import minable_negatives, mine_order
+from rt_eeg.hard_negatives import CALL_POOL, called_rows, minable_negatives, mine_order
 from rt_eeg.io.atomic import atomic_path, write_json_atomic
 from rt_eeg.model_files import lite_manifest_section
 from rt_eeg.numeric_env import configure_tensorflow, library_versions, numeric_environment
@@ -173,6 +174,31 @@ def train_from_store(
     minable_source = None
     if cfg.balance_mining and minable is not None:  # minable: a subset of neg, in its order
         minable_source = neg_src[np.isin(neg, minable)]
+    called = None
+    if cfg.veto_called:  # the frozen 7 s decoder's calls, fixed before training (amendment 46)
+        all_minable = minable_negatives(store, neg, cfg.hard_margin_epochs)
+        log(f"scoring the 7 s decoder's calls: {pos.size} seizure rows and a pool of background")
+        pos_called, neg, neg_called_src, called = called_rows(
+            np.random.default_rng([cfg.seed, 4]),
+            pos,
+            all_minable,
+            _seven_second_score(model, store, scale, cfg.units, dev_name),
+            cfg.veto_called,
+            CALL_POOL,
+            neg_src[np.isin(neg, all_minable)] if sources is not None else None,
+        )
+        pos = pos[pos_called]
+        pos_weight = None if pos_weight is None else pos_weight[pos_called]
+        if sources is not None:
+            sources = (
+                sources[0][pos_called],
+                neg_called_src if cfg.balance_halves == "both" else None,
+            )
+        log(
+            f"the veto trains on the calls at {cfg.veto_called}: {called['seizure_called']} of "
+            f"{called['seizure_total']} seizure rows, {called['background_called']} of "
+            f"{called['background_scored']} background rows scored"
+        )
 
     with tf.device(dev_name):
         opt = keras.optimizers.Adam(learning_rate=cfg.learning_rate, clipnorm=1.0)
@@ -317,6 +343,7 @@ def train_from_store(
         "train_config": dataclasses.asdict(cfg),
         **({"balanced_sources": source_counts} if source_counts else {}),
         **({"init_from": init} if init is not None else {}),
+        **({"veto_training_rows": called} if called is not None else {}),
         "architecture": {
             "name": cfg.arch,
             "n_params": int(model.count_params()),
@@ -382,6 +409,25 @@ def train_from_store(
     }
     write_json_atomic(out_dir / MANIFEST_FILE, manifest)
     return manifest
+
+
+def _seven_second_score(model, store: FeatureStore, scale, units: int, device: str):
+    """``rows -> P_7s`` of a ``'frame_lstm_veto'`` model's (frozen) 7 s branch, from the
+    ``'context'`` inputs alone (no history gathered), shape ``(len(rows),)``."""
+    seven = build_model("frame_lstm", n_features=store.n_features, units=units)
+    for name in SEVEN_SECOND_LAYERS:
+        seven.get_layer(name).set_weights(model.get_layer(name).get_weights())
+    infer = make_infer(seven, device)
+
+    def score(rows: np.ndarray) -> np.ndarray:
+        return np.concatenate(
+            [
+                infer(model_inputs(store, rows[i : i + 8192], "context", scale)[0])
+                for i in range(0, len(rows), 8192)
+            ]
+        )
+
+    return score
 
 
 def _summary(model) -> list[str]:

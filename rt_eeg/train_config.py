@@ -102,6 +102,11 @@ class TrainConfig:
         ``'frame_lstm_veto'`` only, and required there: a trained ``'frame_lstm'`` model
         folder (``'context'`` inputs) whose weights become the 7 s branch, frozen, and whose
         context scale the inputs use; only the veto trains.
+    veto_called : float
+        ``'frame_lstm_veto'`` only: when > 0, the veto trains on the rows the frozen 7 s
+        decoder calls at this level (every seizure row and a pool of background rows scored
+        once; :func:`rt_eeg.hard_negatives.called_rows`) instead of the whole store; no
+        further mining (``hard_negatives`` must be 0). 0: off.
     """
 
     arch: str = "frame_lstm"
@@ -130,6 +135,7 @@ class TrainConfig:
     keep: str = "best"
     average_epochs: int = 0
     init_from: str = ""
+    veto_called: float = 0.0
 
     def __post_init__(self) -> None:
         if self.arch not in ARCHITECTURES:
@@ -179,8 +185,17 @@ class TrainConfig:
                 raise RtEegError("frame_lstm_veto needs init_from (the trained 7 s decoder)")
             if self.dropout:
                 raise RtEegError("frame_lstm_veto takes no dropout (its 7 s branch is frozen)")
-        elif self.init_from:
-            raise RtEegError(f"init_from is for frame_lstm_veto only, not {self.arch!r}")
+            if not 0.0 <= self.veto_called < 1.0:
+                raise RtEegError(f"veto_called must be in [0, 1), got {self.veto_called}")
+            if self.veto_called and self.hard_negatives:
+                raise RtEegError(
+                    "veto_called trains on the 7 s decoder's calls, already the hard "
+                    "negatives: set hard_negatives to 0"
+                )
+        elif self.init_from or self.veto_called:
+            raise RtEegError(
+                f"init_from and veto_called are for frame_lstm_veto only, not {self.arch!r}"
+            )
         if self.hard_margin_epochs < 0:
             raise RtEegError(f"hard_margin_epochs must be >= 0, got {self.hard_margin_epochs}")
         for name in ("epochs", "batch_size", "samples_per_epoch", "max_dev_samples", "units",

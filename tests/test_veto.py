@@ -70,7 +70,7 @@ def _train_veto(store, seven_second, out, **kw):
 
     cfg = TrainConfig(
         arch="frame_lstm_veto", normalisation="context_history", init_from=str(seven_second),
-        seed=2, hard_negatives=0.5, **TINY, **kw,
+        seed=2, **TINY, **{"hard_negatives": 0.5, **kw},
     )  # fmt: skip
     return train_from_store(
         store, out, cfg, feature_config=FeatureConfig(), device="cpu", log=lambda _: None
@@ -171,3 +171,53 @@ def test_the_veto_needs_a_fitting_7s_decoder(tmp_path, seven_second):
     wide = build_model("frame_lstm_veto", n_features=2 * N_FEAT, units=8)
     with pytest.raises(RtEegError, match="does not fit"):
         load_seven_second_decoder(wide, seven_second)
+
+
+def test_called_rows_keeps_what_the_frozen_decoder_calls():
+    from rt_eeg.hard_negatives import called_rows
+
+    def score(rows):  # a fixed "decoder": calls the rows whose number ends in 0-2
+        return np.where(np.asarray(rows) % 10 < 3, 0.9, 0.1)
+
+    pos = np.arange(1000, 1100)
+    minable = np.arange(0, 1000)
+    source = (minable >= 800).astype(np.int64)  # source 1 has 200 rows, source 0 800
+    keep, neg, neg_src, info = called_rows(
+        np.random.default_rng(1), pos, minable, score, 0.5, pool=300, minable_source=source
+    )
+    np.testing.assert_array_equal(keep, pos % 10 < 3)
+    assert (neg % 10 < 3).all() and len(set(neg.tolist())) == neg.size  # called, distinct
+    assert info["background_scored"] == 300 and info["background_called"] == neg.size
+    np.testing.assert_array_equal(neg_src, (neg >= 800).astype(np.int64))  # the pool: 150 + 150
+    assert 30 < (neg_src == 1).sum() < 60 and 30 < (neg_src == 0).sum() < 60
+    again = called_rows(np.random.default_rng(1), pos, minable, score, 0.5, pool=300,
+                        minable_source=source)  # fmt: skip
+    np.testing.assert_array_equal(again[1], neg)
+    with pytest.raises(RtEegError, match="nothing for a veto"):
+        called_rows(np.random.default_rng(1), pos, minable, score, 0.95, pool=300)
+
+
+def test_the_veto_can_train_on_the_calls_alone(store, seven_second, tmp_path):
+    """--veto-called: the epochs hold only the seizure and background rows the frozen 7 s
+    decoder calls; its weights stay frozen; the manifest counts the rows."""
+    import keras
+
+    from rt_eeg.train_data import model_inputs
+
+    m = _train_veto(store, seven_second, tmp_path / "c", veto_called=0.5, hard_negatives=0.0)
+    rows = m["veto_training_rows"]
+    seven = keras.saving.load_model(seven_second / "model.keras")
+    scale = np.asarray(m["decoder"]["context"]["feature_scale"], np.float32)
+    order = np.load(tmp_path / "c" / "data_order.npy").astype(np.int64).ravel()
+    p7 = seven.predict(model_inputs(store, order, "context", scale)[0], verbose=0).ravel()
+    assert (p7 >= 0.5 - 1e-6).all()  # nothing the 7 s decoder rejects
+    labels = np.asarray(store.labels[order])
+    assert 0 < labels.mean() < 1
+    train = store.rows("train")
+    pos = train[np.asarray(store.labels[train]) == 1]
+    p_pos = seven.predict(model_inputs(store, pos, "context", scale)[0], verbose=0).ravel()
+    assert abs(rows["seizure_called"] - int((p_pos >= 0.5).sum())) <= 2  # XLA vs Keras last bits
+    assert rows["seizure_total"] == pos.size and m["samples"]["train_seiz"] == rows["seizure_called"]
+    assert m["train_config"]["veto_called"] == 0.5
+    with pytest.raises(RtEegError, match="set hard_negatives to 0"):
+        _train_veto(store, seven_second, tmp_path / "x", veto_called=0.5)

@@ -125,6 +125,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --arch frame_lstm_veto: a trained frame_lstm model folder (context inputs) "
         "used as the 7 s decoder, frozen; only the veto that reads the 70 s history trains",
     )
+    parser.add_argument(
+        "--veto-called",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="with --arch frame_lstm_veto: train the veto only on the rows the frozen 7 s "
+        "decoder calls at P (its seizure calls against its false calls); needs hard "
+        "negatives 0 (default 0: off, the whole store)",
+    )
     parser.add_argument("--units", type=int, default=32, help="LSTM units (default 32)")
     parser.add_argument("--dropout", type=float, default=0.0, help="dropout rate (default 0)")
     parser.add_argument("--batch-size", type=int, default=256)
@@ -202,6 +211,7 @@ def run(args: argparse.Namespace) -> int:
         balance_halves=args.balance_halves,
         balance_mining=args.balance_mining,
         init_from=args.init_from,
+        veto_called=args.veto_called,
     )
     manifest = train_corpus(
         args.corpus,
