@@ -489,3 +489,12 @@ for trip in k24s3:3:k15s3p k24s0:0:k15p k24s1:1:k15ps1; do
 done
 for k in k24s3 k24s0 k24s1; do judge5 "$k"; done
 PAIRED_EXTRA="--det-clause 3:0:1" paired_vs_k15p K24 k24s3 k24s0 k24s1
+# amendment 46: K25 = K24 with the veto trained only on the frozen 7 s decoder's calls (p_7s >=
+# 0.5: its seizure calls against its false calls from a pool of 1,000,000 background rows), no
+# further mining; the same rule as amendment 45
+for trip in k25s3:3:k15s3p k25s0:0:k15p k25s1:1:k15ps1; do
+  IFS=: read -r k s ref <<< "$trip"
+  k15x5 "$k" "$s" --arch frame_lstm_veto:context_history:3:0 --init-from "$WORK/$ref" --veto-called 0.5
+done
+for k in k25s3 k25s0 k25s1; do judge5 "$k"; done
+PAIRED_EXTRA="--det-clause 3:0:1" paired_vs_k15p K25 k25s3 k25s0 k25s1
