@@ -61,9 +61,10 @@ def build_model(
         frames; its layers are named as a ``'frame_lstm'``'s, so a trained one's weights load
         into them) times a veto v in (0, 1) read from the second half (the 70 epoch means) by
         a :data:`VETO_UNITS`-unit LSTM and a sigmoid: P = P_7s x v, so the 70 s view can only
-        lower a call, never make one (the 7 s decoder's onsets cannot come later). ``'epoch_lstm'``: the 10 x n_features block of each 1 s
-        epoch is flattened and projected by a shared dense layer (tanh), then an LSTM runs
-        over the 7 epochs (29 k parameters; twice as fast, but it overfits sooner). On a
+        lower a probability, never raise one (it can still move a threshold crossing later).
+        ``'epoch_lstm'``: the 10 x n_features block of each 1 s epoch is flattened and
+        projected by a shared dense layer (tanh), then an LSTM runs over the 7 epochs (29 k
+        parameters; twice as fast, but it overfits sooner). On a
         simulated corpus (12 train / 4 dev patients, 3 runs) frame_lstm had the lower dev
         loss every time (balanced BCE 0.229-0.238 vs 0.242-0.269, AUC +0.005-0.012); see
         the report in the model manifests (``rt-eeg train --arch compare``).
@@ -193,11 +194,14 @@ def load_seven_second_decoder(model, init_dir: str | os.PathLike) -> dict:
     try:
         manifest = json.loads((init_dir / MANIFEST_FILE).read_text())
     except (OSError, ValueError) as err:
-        raise RtEegError(f"cannot read the model manifest ({err})", init_dir / MANIFEST_FILE) from err
+        raise RtEegError(
+            f"cannot read the model manifest ({err})", init_dir / MANIFEST_FILE
+        ) from err
     dec = manifest.get("decoder", {})
     arch = manifest.get("architecture", {}).get("name")
     half = int(model.input_shape[-1]) // 2
-    if arch != "frame_lstm" or dec.get("normalisation") != "context" or dec.get("n_features") != half:
+    fits = dec.get("normalisation") == "context" and dec.get("n_features") == half
+    if arch != "frame_lstm" or not fits:
         raise RtEegError(
             f"--init-from needs a trained frame_lstm model with 'context' inputs of {half} "
             f"features, got {arch} with {dec.get('normalisation')!r} inputs",
@@ -319,7 +323,9 @@ def write_untrained_model(
     if normalisation not in NORMALISATIONS:
         raise RtEegError(f"unknown normalisation {normalisation!r}; expected {NORMALISATIONS}")
     if arch == "frame_lstm_veto" and normalisation not in HISTORY_NORMALISATIONS:
-        raise RtEegError(f"frame_lstm_veto reads {HISTORY_NORMALISATIONS} inputs, not {normalisation!r}")
+        raise RtEegError(
+            f"frame_lstm_veto reads {HISTORY_NORMALISATIONS} inputs, not {normalisation!r}"
+        )
     model_dir = Path(model_dir)
     model_dir.mkdir(parents=True, exist_ok=True)
     model = build_model(
