@@ -202,8 +202,8 @@ def parse_variants(
     None), ('frame_lstm', 'context', 3.0, 0.5, 1))``:
     ``ARCH[:NORM[:ONSET_WEIGHT[:HARD_NEGATIVES]]][@SEED]``.
 
-    ``'compare'`` means both architectures trained from scratch; missing parts take the defaults; a variant without
-    ``@SEED`` uses the run's ``--seed``.
+    ``'compare'`` means both architectures trained from scratch; missing parts take the
+    defaults; a variant without ``@SEED`` uses the run's ``--seed``.
     """
     if spec == "compare":
         spec = ",".join(BASE_ARCHITECTURES)

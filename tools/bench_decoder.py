@@ -113,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
             [Path(args.model)]
             if args.model
             else [
-                write_untrained_model(Path(tmp) / a, arch=a, normalisation=UNTRAINED_INPUTS.get(a, "maxabs"))
+                write_untrained_model(
+                    Path(tmp) / a, arch=a, normalisation=UNTRAINED_INPUTS.get(a, "maxabs")
+                )
                 for a in ARCHITECTURES
             ]
         )
