@@ -116,8 +116,7 @@ def mine_order(
     n_hard = min(int(round(fraction * bg_pos.size)), minable.size // max(pool, 1))
     if minable_source is not None:  # every source must fill its share of the pool
         n_src = np.unique(minable_source).size
-        smallest = np.bincount(minable_source)[np.unique(minable_source)].min()
-        n_hard = min(n_hard, int(smallest) * n_src // max(pool, 1))
+        n_hard = min(n_hard, _balanced_capacity(minable_source) // max(pool, 1))
     if n_hard < 1:
         return order, {"mined": 0, "candidates": 0}
     if minable_source is None:
@@ -198,9 +197,7 @@ def called_rows(
     if minable_source is None:
         cand, cand_src = rng.choice(minable, n_pool, replace=False), None
     else:  # every source present must fill its share
-        present = np.unique(minable_source)
-        smallest = int(np.bincount(minable_source)[present].min())
-        n_pool = min(n_pool, smallest * present.size)
+        n_pool = min(n_pool, _balanced_capacity(minable_source))
         cand, cand_src = balanced_candidates(rng, minable, minable_source, n_pool)
     p = np.asarray(score(cand), np.float64).reshape(-1)
     called = p >= threshold
@@ -213,7 +210,7 @@ def called_rows(
     }
     if cand_src is not None:
         info["background_called_per_source"] = np.bincount(
-            cand_src[called], minlength=present.size
+            cand_src[called], minlength=np.unique(minable_source).size
         ).tolist()
     if not pos_called.any() or not called.any():
         raise RtEegError(
@@ -222,6 +219,13 @@ def called_rows(
             "to learn from"
         )
     return pos_called, cand[called], None if cand_src is None else cand_src[called], info
+
+
+def _balanced_capacity(source: np.ndarray) -> int:
+    """The most rows :func:`balanced_candidates` can draw: the smallest source's count times
+    the number of sources present."""
+    present = np.unique(source)
+    return int(np.bincount(source)[present].min()) * present.size
 
 
 def balanced_candidates(

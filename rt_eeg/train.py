@@ -222,14 +222,8 @@ def train_from_store(
 
         infer = make_infer(model, dev_name)
 
-        def score(rows: np.ndarray) -> np.ndarray:
-            """P(seizure) of the current model for store rows (hard-negative mining)."""
-            return np.concatenate(
-                [
-                    infer(model_inputs(store, rows[i : i + 8192], cfg.normalisation, scale)[0])
-                    for i in range(0, len(rows), 8192)
-                ]
-            )
+        # P(seizure) of the current model for store rows (hard-negative mining)
+        score = _row_scorer(infer, store, cfg.normalisation, scale)
 
         def predict_dev() -> np.ndarray:
             return np.concatenate([infer(dev_x[i : i + 8192]) for i in range(0, len(dev_x), 8192)])
@@ -417,13 +411,18 @@ def _seven_second_score(model, store: FeatureStore, scale, units: int, device: s
     seven = build_model("frame_lstm", n_features=store.n_features, units=units)
     for name in SEVEN_SECOND_LAYERS:
         seven.get_layer(name).set_weights(model.get_layer(name).get_weights())
-    infer = make_infer(seven, device)
+    return _row_scorer(make_infer(seven, device), store, "context", scale)
+
+
+def _row_scorer(infer, store: FeatureStore, norm: str, scale, chunk: int = 8192):
+    """``rows -> P(seizure)`` of ``infer`` on the store rows' inputs, ``chunk`` rows a call,
+    shape ``(len(rows),)``."""
 
     def score(rows: np.ndarray) -> np.ndarray:
         return np.concatenate(
             [
-                infer(model_inputs(store, rows[i : i + 8192], "context", scale)[0])
-                for i in range(0, len(rows), 8192)
+                infer(model_inputs(store, rows[i : i + chunk], norm, scale)[0])
+                for i in range(0, len(rows), chunk)
             ]
         )
 

@@ -229,6 +229,20 @@ def judge_paired(
     }
 
 
+def _numbers(text: str | None, flag: str, form: str) -> tuple[float, ...] | None:
+    """``'5:2:5'`` -> ``(5.0, 2.0, 5.0)`` (as many numbers as ``form`` has fields); None for
+    an option not given; a clear exit otherwise."""
+    if not text:
+        return None
+    try:
+        values = tuple(float(x) for x in text.split(":"))
+    except ValueError:
+        values = ()
+    if len(values) != form.count(":") + 1:
+        raise SystemExit(f"{flag} {text!r}: expected {form}")
+    return values
+
+
 def _named(spec: str) -> tuple[str, list[Path]]:
     name, _, files = spec.partition("=")
     if not files:
@@ -256,26 +270,11 @@ def main(argv: list[str] | None = None) -> int:
                          "DET mean over 1-20 FA/24 h (amendment 42)")  # fmt: skip
     ap.add_argument("--out", type=Path, default=None, help="JSON to write")
     args = ap.parse_args(argv)
-    paired = None
-    if args.paired:
-        try:
-            paired = tuple(float(x) for x in args.paired.split(":"))
-        except ValueError:
-            paired = ()
-        if len(paired) != 3:
-            raise SystemExit(f"--paired {args.paired!r}: expected MIN_MEAN:GAIN_S:MAX_LOSS")
-        if args.latency_clause:
-            raise SystemExit("--paired has its own latency clause; drop --latency-clause")
-    det_clause = None
-    if args.det_clause:
-        try:
-            det_clause = tuple(float(x) for x in args.det_clause.split(":"))
-        except ValueError:
-            det_clause = ()
-        if len(det_clause) != 3:
-            raise SystemExit(
-                f"--det-clause {args.det_clause!r}: expected MIN_DET:MIN_SELECT:MAX_ONSET_S"
-            )
+    paired = _numbers(args.paired, "--paired", "MIN_MEAN:GAIN_S:MAX_LOSS")
+    if paired and args.latency_clause:
+        raise SystemExit("--paired has its own latency clause; drop --latency-clause")
+    det_clause = _numbers(args.det_clause, "--det-clause", "MIN_DET:MIN_SELECT:MAX_ONSET_S")
+    if det_clause:
         if not paired or args.statistic != "select":
             raise SystemExit("--det-clause goes with --paired and the SELECT statistic")
     clause = None

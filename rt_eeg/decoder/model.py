@@ -106,19 +106,24 @@ def build_model(
             x = keras.layers.Dropout(dropout, seed=seed * 1000 + 5, name="proj_dropout")(x)
     else:
         x = inp
-    x = keras.layers.LSTM(
-        units,
-        kernel_initializer=glorot(2),
-        recurrent_initializer=init.Orthogonal(seed=seed * 1000 + 3),
-        # Not unrolled: cuDNN-eligible on a GPU; unrolling measured no faster on the CPU.
-        name="lstm",
-    )(x)
+    x = _lstm(keras, units, glorot(2), seed * 1000 + 3, "lstm")(x)
     if dropout:
         x = keras.layers.Dropout(dropout, seed=seed * 1000 + 6, name="lstm_dropout")(x)
     out = keras.layers.Dense(1, activation="sigmoid", kernel_initializer=glorot(4), name="p_seiz")(
         x
     )
     return keras.Model(inp, out, name=f"rt_eeg_{arch}")
+
+
+def _lstm(keras, units: int, kernel_init, recurrent_seed: int, name: str):
+    """The decoder's LSTM layer: explicitly seeded initialisers; not unrolled (cuDNN-eligible
+    on a GPU; unrolling measured no faster on the CPU)."""
+    return keras.layers.LSTM(
+        units,
+        kernel_initializer=kernel_init,
+        recurrent_initializer=keras.initializers.Orthogonal(seed=recurrent_seed),
+        name=name,
+    )
 
 
 def _veto_model(keras, inp, n_features: int, units: int, seed: int, glorot):
@@ -136,19 +141,9 @@ def _veto_model(keras, inp, n_features: int, units: int, seed: int, glorot):
 
     frames, means = columns((0, half), "frames"), columns((half, 0), "epoch_means")
     # Named as build_model('frame_lstm') names them: a trained 7 s decoder's weights load by name.
-    x = layers.LSTM(
-        units,
-        kernel_initializer=glorot(2),
-        recurrent_initializer=init.Orthogonal(seed=seed * 1000 + 3),
-        name="lstm",
-    )(frames)
+    x = _lstm(keras, units, glorot(2), seed * 1000 + 3, "lstm")(frames)
     p_7s = layers.Dense(1, activation="sigmoid", kernel_initializer=glorot(4), name="p_seiz")(x)
-    v = layers.LSTM(
-        VETO_UNITS,
-        kernel_initializer=glorot(7),
-        recurrent_initializer=init.Orthogonal(seed=seed * 1000 + 8),
-        name="veto_lstm",
-    )(means)
+    v = _lstm(keras, VETO_UNITS, glorot(7), seed * 1000 + 8, "veto_lstm")(means)
     v = layers.Dense(
         1,
         activation="sigmoid",
