@@ -12,6 +12,10 @@ stays bit-identical for a seed), and are off by default:
   departure looks like a seizure's. Some background samples are given the centre their
   channel had minutes earlier, so a departure from an out-of-date background, without a
   seizure's pattern, is seen as background in training.
+- :func:`warp_frequency`: where a rhythm sits (a seizure's, alpha, spindles) differs between
+  patients and generators; each sample's spectrum is moved along frequency by its own factor
+  (vocal-tract-length perturbation, as speech recognition does across speakers), so a rhythm's
+  exact cepstral signature does not make a seizure.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from rt_eeg.decoder import departure_width
+from rt_eeg.features import FeatureConfig
 
 #: Stale centres come from this many epochs (s) earlier, drawn uniformly: 1-20 minutes.
 STALE_MIN_EPOCHS = 60
@@ -87,3 +92,96 @@ def stale_centers(
     if stale.any():
         centers[stale] = store.centers(store.label_offset[track[stale]] + earlier[stale])
     return centers, stale
+
+
+def cepstral_warp(alpha: float, cfg: FeatureConfig) -> np.ndarray:
+    """The linear map of cepstra c1..cN under a warp of the frequency axis by ``alpha``.
+
+    The log filter outputs ``L = D c + c0 / sqrt(n_filters)`` (``D`` the orthonormal DCT-II
+    rows 1..N) are moved along frequency, ``L'(f) = L(f / alpha)`` (a rhythm at ``f`` goes to
+    ``alpha f``), by linear interpolation between the filter centres, held at the end filters,
+    and turned back into cepstra. The interpolation keeps constants and the DCT rows 1..N are
+    orthogonal to a constant, so c0 (not an input: the energy replaces it) does not enter and the
+    map is exact: ``c' = D^T A D c``. ``alpha = 1`` is the identity.
+
+    Parameters
+    ----------
+    alpha : float
+        Warp factor (> 0).
+    cfg : FeatureConfig
+        The filterbank (linear filter centres between ``f_min`` and ``f_max``).
+
+    Returns
+    -------
+    m : ndarray of float64, shape (n_cepstra, n_cepstra)
+        ``c' = m @ c``.
+    """
+    n_f = cfg.n_filters
+    spacing = (cfg.f_max - cfg.f_min) / (n_f + 1)
+    centres = cfg.f_min + spacing * np.arange(1, n_f + 1)
+    pos = np.clip((centres / alpha - centres[0]) / spacing, 0.0, n_f - 1)
+    lo = np.minimum(np.floor(pos).astype(int), n_f - 2)
+    frac = pos - lo
+    a = np.zeros((n_f, n_f))
+    a[np.arange(n_f), lo] = 1.0 - frac
+    a[np.arange(n_f), lo + 1] += frac
+    q = np.arange(1, cfg.n_cepstra + 1)[None, :]
+    d = np.sqrt(2.0 / n_f) * np.cos(np.pi * q * (np.arange(n_f)[:, None] + 0.5) / n_f)
+    return d.T @ a @ d
+
+
+def cepstral_columns(cfg: FeatureConfig) -> np.ndarray:
+    """Columns of c1..cN, their deltas and accelerations in a feature vector.
+
+    Returns
+    -------
+    cols : ndarray of int, shape (3, n_cepstra)
+    """
+    names = cfg.feature_names
+    q = range(1, cfg.n_cepstra + 1)
+    return np.array([[names.index(f"{p}lfcc_{k}") for k in q] for p in ("", "d_", "dd_")])
+
+
+def warp_frequency(
+    x: np.ndarray,
+    norm: str,
+    scale: np.ndarray,
+    warp: float,
+    rng: np.random.Generator,
+    cfg: FeatureConfig,
+) -> np.ndarray:
+    """Move each sample's spectrum along frequency by its own random factor, in place.
+
+    Each sample gets ``alpha = exp(u)``, ``u ~ U(-warp, warp)``; :func:`cepstral_warp` is applied
+    to the cepstra, their deltas and their accelerations (all linear in the cepstra) of every
+    frame of the sample's background-relative columns. Those are departures divided by the
+    per-feature context scale ``s``, so the map applied is ``S^-1 W S``: the frames and the
+    patient's centre warped alike. Energy, differential energy and their derivatives are left
+    alone; padding (zeros) stays zero.
+
+    Parameters
+    ----------
+    x : ndarray of float32, shape (n, 70, width)
+        Normalised windows; every ``n_features``-wide block of the departure columns
+        (:func:`rt_eeg.decoder.departure_width`) is warped.
+    norm : str
+    scale : ndarray of float32, shape (n_features,)
+        The context scale the departures were divided by.
+    warp : float
+    rng : numpy.random.Generator
+    cfg : FeatureConfig
+        The features' configuration (``n_features`` columns per block).
+
+    Returns
+    -------
+    x : ndarray, the same array
+    """
+    alphas = np.exp(rng.uniform(-warp, warp, size=len(x)))
+    maps = np.stack([cepstral_warp(a, cfg) for a in alphas])  # (n, N, N)
+    n_feat = cfg.n_features
+    for block in range(departure_width(norm, n_feat) // n_feat):
+        for cols in cepstral_columns(cfg) + block * n_feat:
+            s = np.asarray(scale, np.float64)[cols % n_feat]
+            raw = x[:, :, cols] * s  # (n, 70, N) departures in feature units
+            x[:, :, cols] = (np.einsum("ntc,nkc->ntk", raw, maps) / s).astype(np.float32)
+    return x

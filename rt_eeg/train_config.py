@@ -74,6 +74,12 @@ class TrainConfig:
         background sample's centre is replaced by its channel's centre 1-20 min earlier
         (:func:`rt_eeg.augment.stale_centers`), as a patient who changed state is read
         live against the old state's background; 0 disables it.
+    freq_warp : float
+        Training-time augmentation (context normalisations only): each training sample's
+        spectrum is moved along frequency by ``alpha = exp(u)``, ``u ~ U(-freq_warp,
+        freq_warp)`` (:func:`rt_eeg.augment.warp_frequency`: an exact linear map of the
+        cepstra, their deltas and accelerations), so where a rhythm sits does not make a
+        seizure; 0 disables it.
     balance_sources : tuple of str
         Training domains, each a ``+``-joined group of top-level corpus folders (``('folders',)``:
         every folder its own): each epoch's seizure half and background half are then split
@@ -129,6 +135,7 @@ class TrainConfig:
     hard_margin_epochs: int = 10
     contrast_jitter: float = 0.0
     stale_context: float = 0.0
+    freq_warp: float = 0.0
     balance_sources: tuple[str, ...] = ()
     balance_halves: str = "both"
     balance_mining: bool = False
@@ -154,7 +161,9 @@ class TrainConfig:
             raise RtEegError(f"contrast_jitter must be in [0, 2], got {self.contrast_jitter}")
         if not 0.0 <= self.stale_context <= 1.0:
             raise RtEegError(f"stale_context must be in [0, 1], got {self.stale_context}")
-        for name in ("contrast_jitter", "stale_context"):
+        if not 0.0 <= self.freq_warp <= 0.5:
+            raise RtEegError(f"freq_warp must be in [0, 0.5], got {self.freq_warp}")
+        for name in ("contrast_jitter", "stale_context", "freq_warp"):
             if getattr(self, name) > 0 and self.normalisation not in CONTEXT_NORMALISATIONS:
                 raise RtEegError(
                     f"{name} needs a context normalisation, not {self.normalisation!r}"

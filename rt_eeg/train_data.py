@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
-from rt_eeg.augment import jitter_contrast, stale_centers
+from rt_eeg.augment import jitter_contrast, stale_centers, warp_frequency
 from rt_eeg.decoder import (
     CONTEXT_NORMALISATIONS,
     HISTORY_NORMALISATIONS,
@@ -230,12 +230,15 @@ def batches(
     jitter: float = 0.0,
     stale: float = 0.0,
     seed: tuple = (),
+    warp: float = 0.0,
+    feature_config=None,
 ):
     """Yield (x, y, seconds spent, stale samples) for consecutive batches, one prepared ahead
     in a thread.
 
     The augmentations of :mod:`rt_eeg.augment` (``stale`` > 0: stale centres; ``jitter`` > 0:
-    contrast jitter) draw from generators seeded from ``seed`` and the batch's index, so the
+    contrast jitter; ``warp`` > 0: frequency warp of the store's features, described by
+    ``feature_config``) draw from generators seeded from ``seed`` and the batch's index, so the
     draw does not depend on the prefetch thread's timing.
     """
 
@@ -248,6 +251,8 @@ def batches(
         x, y = model_inputs(store, rows, norm, scale, centers)
         if jitter > 0:
             jitter_contrast(x, norm, jitter, np.random.default_rng([*seed, b]), store.n_features)
+        if warp > 0:
+            warp_frequency(x, norm, scale, warp, np.random.default_rng([*seed, b, 2]), feature_config)
         return x, y, time.perf_counter() - t, n_stale
 
     n = len(order)

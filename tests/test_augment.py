@@ -116,3 +116,109 @@ def test_jitter_contrast_scales_each_sample_by_one_bounded_factor():
     np.testing.assert_array_equal(y, x[:, :, :N_FEAT])  # same seed, same factors
 
 
+
+
+def _stretched_cepstra(f0: float, alpha: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Mean c1..c7 of a rhythm at ``f0`` over a 1/f background, and of the same signal played
+    ``alpha`` times faster (every frequency times ``alpha``: a true frequency warp)."""
+    from fractions import Fraction
+
+    from scipy.signal import resample_poly
+
+    from rt_eeg.features import FeatureConfig, compute_features
+
+    rng = np.random.default_rng(seed)
+    n = 250 * 40
+    t = np.arange(2 * n) / 250
+    walk = np.cumsum(rng.standard_normal(2 * n)) * 0.5
+    walk -= np.convolve(walk, np.ones(250) / 250, "same")
+    x = 30 * np.sin(2 * np.pi * f0 * t) + walk + 2 * rng.standard_normal(2 * n)
+    ratio = Fraction(alpha).limit_denominator(50)
+    fast = resample_poly(x, ratio.denominator, ratio.numerator)
+    cols = slice(1, 8)
+    out = []
+    for sig in (x, fast):
+        feats, _ = compute_features(sig[:n, None], FeatureConfig())
+        out.append(feats[20:-20, 0, cols].mean(axis=0).astype(np.float64))
+    return out[0], out[1]
+
+
+def test_cepstral_warp_is_the_identity_at_one_and_follows_a_true_frequency_warp():
+    """alpha = 1 changes nothing; on rhythms of 8-20 Hz the warp brings the cepstra much nearer those of the signal really
+    played faster or slower than leaving them alone (below 8 Hz the 0.2 s window's +-10 Hz
+    lobe blurs a shift, and the map is no nearer: it is an augmentation, not a resampler)."""
+    from rt_eeg.augment import cepstral_warp
+    from rt_eeg.features import FeatureConfig
+
+    cfg = FeatureConfig()
+    np.testing.assert_allclose(cepstral_warp(1.0, cfg), np.eye(cfg.n_cepstra), atol=1e-12)
+    warped = unwarped = 0.0
+    for f0 in (8.0, 10.0, 13.0, 16.0, 20.0):
+        for alpha in (0.82, 0.9, 1.1, 1.22):
+            c, true = _stretched_cepstra(f0, alpha)
+            warped += np.linalg.norm(cepstral_warp(alpha, cfg) @ c - true)
+            unwarped += np.linalg.norm(c - true)
+    assert warped < 0.7 * unwarped, (warped, unwarped)
+
+
+def test_warp_frequency_maps_each_samples_cepstra_and_nothing_else():
+    """One factor per sample within the range; c1..c7, their deltas and accelerations of every
+    departure block mapped by S^-1 W S (the same as warping the departures before scaling);
+    energies and the window-normalised half of context_maxabs untouched; padding stays 0; the
+    draw is the generator's."""
+    from rt_eeg.augment import cepstral_columns, cepstral_warp, warp_frequency
+    from rt_eeg.features import FeatureConfig
+
+    cfg = FeatureConfig()
+    rng = np.random.default_rng(0)
+    scale = rng.uniform(0.5, 3.0, N_FEAT).astype(np.float32)
+    raw = rng.normal(size=(64, WINDOW_FRAMES, 2 * N_FEAT))  # departures in feature units
+    raw[0, :20] = 0.0  # padding of a window at a recording's start
+    x = (raw / np.tile(scale, 2)).astype(np.float32)
+    orig = x.copy()
+    warp_frequency(x, "context_history", scale, 0.2, np.random.default_rng(5), cfg)
+    cep = cepstral_columns(cfg).ravel()
+    other = np.setdiff1d(np.arange(N_FEAT), cep)
+    for block in (0, N_FEAT):
+        np.testing.assert_array_equal(x[:, :, other + block], orig[:, :, other + block])
+    assert np.all(x[0, :20] == 0.0)
+    alphas = np.exp(np.random.default_rng(5).uniform(-0.2, 0.2, size=len(x)))
+    assert alphas.min() < 0.88 and alphas.max() > 1.14  # the range is used
+    for i in (0, 17, 63):
+        m = cepstral_warp(alphas[i], cfg)
+        for block in (0, N_FEAT):
+            for cols in cepstral_columns(cfg):
+                expect = raw[i][:, cols + block] @ m.T / scale[cols]
+                np.testing.assert_allclose(x[i][:, cols + block], expect, rtol=1e-4, atol=1e-5)
+    assert not np.allclose(x[:, :, cep], orig[:, :, cep])
+    y = orig.copy()
+    warp_frequency(y, "context_maxabs", scale, 0.2, np.random.default_rng(5), cfg)
+    np.testing.assert_array_equal(y[:, :, N_FEAT:], orig[:, :, N_FEAT:])  # scale-free half
+    np.testing.assert_array_equal(y[:, :, :N_FEAT], x[:, :, :N_FEAT])  # same seed, same factors
+
+
+def test_freq_warp_changes_training_reproducibly_and_is_refused_without_context(
+    long_store, tmp_path
+):
+    from rt_eeg.errors import RtEegError
+    from rt_eeg.features import FeatureConfig
+    from rt_eeg.train import train_from_store
+    from rt_eeg.train_config import TrainConfig
+
+    tiny = {"epochs": 1, "units": 8, "dense_units": 16, "batch_size": 64, "samples_per_epoch": 512}
+    runs = {}
+    for name, w in (("a", 0.2), ("b", 0.2), ("off", 0.0)):
+        runs[name] = train_from_store(
+            long_store,
+            tmp_path / name,
+            TrainConfig(seed=2, normalisation="context", freq_warp=w, **tiny),
+            feature_config=FeatureConfig(),
+            device="cpu",
+            log=lambda _: None,
+        )
+    assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
+    assert runs["a"]["weights_sha256"] != runs["off"]["weights_sha256"]
+    with pytest.raises(RtEegError, match="freq_warp needs a context normalisation"):
+        TrainConfig(normalisation="maxabs", freq_warp=0.2)
+    with pytest.raises(RtEegError, match=r"freq_warp must be in \[0, 0.5\]"):
+        TrainConfig(normalisation="context", freq_warp=0.7)

@@ -498,3 +498,8 @@ for trip in k25s3:3:k15s3p k25s0:0:k15p k25s1:1:k15ps1; do
 done
 for k in k25s3 k25s0 k25s1; do judge5 "$k"; done
 PAIRED_EXTRA="--det-clause 3:0:1" paired_vs_k15p K25 k25s3 k25s0 k25s1
+# amendment 47: K26 = K15's recipe with frequency-warp augmentation (--freq-warp 0.2: each
+# training sample's cepstra moved along frequency by exp(U(-0.2, 0.2))); the same rule
+for pair in k26s3:3 k26s0:0 k26s1:1; do k15x5 "${pair%:*}" "${pair#*:}" --freq-warp 0.2; done
+for k in k26s3 k26s0 k26s1; do judge5 "$k"; done
+PAIRED_EXTRA="--det-clause 3:0:1" paired_vs_k15p K26 k26s3 k26s0 k26s1

@@ -93,6 +93,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "is read live (default 0: off)",
     )
     parser.add_argument(
+        "--freq-warp",
+        type=float,
+        default=0.0,
+        metavar="W",
+        help="augment training: move each sample's spectrum along frequency by a factor "
+        "exp(U(-W, W)) (the cepstra, their deltas and accelerations), so where a rhythm sits "
+        "does not make a seizure (default 0: off; 0.2 = factors 0.82-1.22)",
+    )
+    parser.add_argument(
         "--balance-sources",
         default=None,
         metavar="GROUPS",
@@ -207,6 +216,7 @@ def run(args: argparse.Namespace) -> int:
         hard_pool=args.hard_pool,
         contrast_jitter=args.contrast_jitter,
         stale_context=args.stale_context,
+        freq_warp=args.freq_warp,
         balance_sources=parse_sources(args.balance_sources) if args.balance_sources else (),
         balance_halves=args.balance_halves,
         balance_mining=args.balance_mining,
