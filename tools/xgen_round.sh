@@ -503,3 +503,7 @@ PAIRED_EXTRA="--det-clause 3:0:1" paired_vs_k15p K25 k25s3 k25s0 k25s1
 for pair in k26s3:3 k26s0:0 k26s1:1; do k15x5 "${pair%:*}" "${pair#*:}" --freq-warp 0.2; done
 for k in k26s3 k26s0 k26s1; do judge5 "$k"; done
 PAIRED_EXTRA="--det-clause 3:0:1" paired_vs_k15p K26 k26s3 k26s0 k26s1
+# amendment 48: the pinned reference extended to six seeds (K15 seeds 2, 4, 5 in the AVX2
+# environment); from the next candidate on, six paired seeds (3, 0, 1, 2, 4, 5)
+for pair in k15ps2:2 k15ps4:4 k15ps5:5; do k15x5 "${pair%:*}" "${pair#*:}"; done
+for k in k15ps2 k15ps4 k15ps5; do judge5 "$k"; done
