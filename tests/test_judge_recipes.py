@@ -133,12 +133,12 @@ def test_paired_rule_judges_seed_by_seed(tmp_path, capsys):
             main(["--reference", f"R={files['r']}", "--candidate", f"U={files['u']}", "--paired", bad])
 
 
-def _op_trials(path: Path, trials: list[dict[str, tuple[float, float]]]) -> Path:
+def _op_trials(path: Path, trials: list[dict[str, tuple[float, float]]], onset: float = 10.0) -> Path:
     """An operating_point.py result whose grid trials give each voice (FA/24 h, sensitivity %);
-    the chosen point is the first trial."""
+    the chosen point is the first trial (median onset ``onset`` s on every voice)."""
     pool = [{"corpora": {v: {"fa_per_24h": fa, "sensitivity": s} for v, (fa, s) in t.items()}}
             for t in trials]  # fmt: skip
-    chosen = {f"tune_{v}": {"sensitivity": s, "fa_per_24h": fa, "latency_median_s": 10.0}
+    chosen = {f"tune_{v}": {"sensitivity": s, "fa_per_24h": fa, "latency_median_s": onset}
               for v, (fa, s) in trials[0].items()}  # fmt: skip
     path.write_text(json.dumps({"figures": {"chosen": chosen}, "trials_pool": pool}))
     return path
@@ -215,3 +215,46 @@ def test_det_clause_is_a_third_way_to_win_paired(tmp_path, capsys):
                      (["--det-clause", "3:0:1"], "goes with --paired")):  # fmt: skip
         with pytest.raises(SystemExit, match=msg):
             main(["--reference", files[0], "--candidate", files[1], *bad])
+
+
+def test_paired_means_judges_six_seeds_by_their_mean_differences_only(tmp_path, capsys):
+    """Amendment 48: the mean paired DET difference >= MIN_DET at no SELECT loss and no later
+    onset replaces even with a pair negative (rule P and the DET clause would not); so do
+    earlier onsets within the SELECT and DET floors; a vetoed candidate never does."""
+    def seeds(name, gains, chosen_gain=0.0, onset=10.0):
+        # the second trial: A within 5 FA/24 h, B within 10 -> DET difference gain / 2
+        return ",".join(
+            str(_op_trials(tmp_path / f"{name}{i}.json",
+                           [{"A": (0.0, 30.0 + chosen_gain), "B": (0.0, 30.0 + chosen_gain)},
+                            {"A": (4.0, 40.0 + g), "B": (9.0, 50.0 + g)}], onset))
+            for i, g in enumerate(gains))  # fmt: skip
+
+    ref = seeds("r", [0] * 6)
+
+    def verdict(name, gains, chosen_gain=0.0, onset=10.0, extra=()):
+        out = tmp_path / f"{name}.json"
+        main(["--reference", f"R={ref}", "--candidate", f"C={seeds(name, gains, chosen_gain, onset)}",
+              "--paired-means", "3.7:0:1:2:5:-2", *extra, "--out", str(out)])  # fmt: skip
+        return json.loads(out.read_text())
+
+    v = verdict("c", [10, 10, -2, 10, 10, 8])  # DET +5, +5, -1, +5, +5, +4: mean 3.83
+    assert v["paired"]["det_differences"] == [5.0, 5.0, -1.0, 5.0, 5.0, 4.0]
+    assert v["paired"]["by_det"] and v["replaces_reference"]
+    assert "mean +3.8): replaces R" in capsys.readouterr().out
+    assert not verdict("m", [10, 10, -2, 10, 8, 8])["replaces_reference"]  # mean 3.67 < 3.7
+    assert not verdict("l", [10, 10, -2, 10, 10, 8], chosen_gain=-0.1)["replaces_reference"]
+    assert not verdict("t", [10, 10, -2, 10, 10, 8], onset=11.5)["replaces_reference"]  # later
+    # (b) 3 s earlier at a SELECT loss of 3 and a DET difference of -1.5 (the chosen point's
+    # loss read at the low rates): replaces; with the second trial 6 lower (DET -4.5) it does not
+    e = verdict("e", [0] * 6, chosen_gain=-3.0, onset=7.0)
+    assert e["paired"]["mean_det_difference"] == -1.5
+    assert e["paired"]["by_latency"] and not e["paired"]["by_det"] and e["replaces_reference"]
+    assert not verdict("e2", [-6] * 6, chosen_gain=-3.0, onset=7.0)["replaces_reference"]
+    real = tmp_path / "veto.json"
+    real.write_text(json.dumps({"chbmit": {"patients": {"chb01": {"patient_context": {"auc": 0.4}}}}}))
+    vetoed = verdict("v", [10, 10, -2, 10, 10, 8], extra=["--real", "C=" + ",".join([str(real)] * 6)])
+    assert vetoed["paired"]["by_det"] and not vetoed["replaces_reference"]
+    with pytest.raises(SystemExit, match="rule of its own"):
+        verdict("x", [0] * 6, extra=["--paired", "5:2:5"])
+    with pytest.raises(SystemExit, match="expected MIN_DET"):
+        verdict("y", [0] * 6, extra=["--paired-means", "3.7:0:1"])

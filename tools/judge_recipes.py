@@ -37,6 +37,12 @@ way to win: every paired DET-mean difference positive with a mean of at least MI
 the mean paired SELECT difference at least MIN_SELECT and the mean paired onset difference at
 most MAX_ONSET_S seconds.
 
+``--paired-means MIN_DET:MIN_SELECT:MAX_ONSET_S:GAIN_S:MAX_LOSS:MIN_DET_B`` (amendment 48, six
+seeds) is a paired rule of its own, on the means of the paired differences only (no pair need be
+positive): the mean DET-mean difference at least MIN_DET with the mean SELECT difference at least
+MIN_SELECT and the mean onset difference at most MAX_ONSET_S s; or onsets GAIN_S s earlier at a
+SELECT loss of at most MAX_LOSS and a mean DET-mean difference of at least MIN_DET_B.
+
 ``--real`` (optional, per recipe, in the seeds' order) applies the veto. ``--latency-clause
 GAIN_S:MAX_LOSS`` (amendment 33) adds a second way to win: the seeds' mean onset (each seed's
 mean over voices of the median decision-epoch onset at its point) at least GAIN_S s earlier than
@@ -171,6 +177,29 @@ def judge(reference: dict, candidate: dict, latency_clause: tuple[float, float] 
     return out | {"replaces_reference": bool(wins and not candidate["vetoed"])}
 
 
+def _pairs(reference: dict, candidate: dict, need_det: bool, flag: str) -> dict:
+    """Seed-by-seed differences, candidate minus reference: the statistic's, the onsets' (where
+    both seeds have one) and, with ``need_det``, the DET means'."""
+    ref, cand = reference["seeds"], candidate["seeds"]
+    if len(ref) != len(cand):
+        raise SystemExit(f"{flag} needs as many candidate seeds as reference seeds "
+                         f"({len(cand)} against {len(ref)})")  # fmt: skip
+    key = reference["statistic"]
+    pairs = list(zip(ref, cand, strict=True))
+    diffs = [round(c[key] - r[key], 2) for r, c in pairs]
+    onset = [c["onset_mean_s"] - r["onset_mean_s"] for r, c in pairs
+             if c["onset_mean_s"] is not None and r["onset_mean_s"] is not None]  # fmt: skip
+    out = {"differences": diffs, "mean_difference": round(sum(diffs) / len(diffs), 2),
+           "onset_differences_s": [round(o, 2) for o in onset],
+           "mean_onset_difference_s": round(sum(onset) / len(onset), 2) if onset else None}  # fmt: skip
+    if need_det:
+        if any(x["det_mean"] is None for x in (*ref, *cand)):
+            raise SystemExit(f"{flag} needs every seed's DET mean (its trials_pool)")
+        det = [round(c["det_mean"] - r["det_mean"], 2) for r, c in pairs]
+        out.update(det_differences=det, mean_det_difference=round(sum(det) / len(det), 2))
+    return out
+
+
 def judge_paired(
     reference: dict,
     candidate: dict,
@@ -184,40 +213,24 @@ def judge_paired(
     ``det_clause`` = (min mean DET difference, min mean difference, max mean onset difference
     s): amendment 45's third way to win, every paired DET-mean difference positive too."""
     min_mean, gain_s, loss = rule
-    ref, cand = reference["seeds"], candidate["seeds"]
-    if len(ref) != len(cand):
-        raise SystemExit(f"--paired needs as many candidate seeds as reference seeds "
-                         f"({len(cand)} against {len(ref)})")  # fmt: skip
-    key = reference["statistic"]
-    diffs = [round(c[key] - r[key], 2) for r, c in zip(ref, cand, strict=True)]
-    onset = [c["onset_mean_s"] - r["onset_mean_s"] for r, c in zip(ref, cand, strict=True)
-             if c["onset_mean_s"] is not None and r["onset_mean_s"] is not None]  # fmt: skip
-    mean = sum(diffs) / len(diffs)
-    onset_mean = round(sum(onset) / len(onset), 2) if onset else None
+    paired = _pairs(reference, candidate, det_clause is not None, "--det-clause")
+    diffs, mean = paired["differences"], paired["mean_difference"]
+    onset_mean = paired["mean_onset_difference_s"]
     by_select = all(d > 0 for d in diffs) and mean >= min_mean
     by_latency = onset_mean is not None and -onset_mean >= gain_s and -mean <= loss
-    paired = {"differences": diffs, "mean_difference": round(mean, 2),
-              "onset_differences_s": [round(o, 2) for o in onset],
-              "mean_onset_difference_s": onset_mean,
-              "rule": {"min_mean": min_mean, "min_gain_s": gain_s, "max_loss": loss},
-              "by_select": bool(by_select), "by_latency": bool(by_latency)}  # fmt: skip
+    paired.update(rule={"min_mean": min_mean, "min_gain_s": gain_s, "max_loss": loss},
+                  by_select=bool(by_select), by_latency=bool(by_latency))  # fmt: skip
     by_det = False
     if det_clause is not None:
         min_det, min_select, max_onset = det_clause
-        if any(x["det_mean"] is None for x in (*ref, *cand)):
-            raise SystemExit("--det-clause needs every seed's DET mean (its trials_pool)")
-        det = [round(c["det_mean"] - r["det_mean"], 2) for r, c in zip(ref, cand, strict=True)]
-        det_mean_diff = sum(det) / len(det)
         by_det = (
-            all(d > 0 for d in det)
-            and det_mean_diff >= min_det
+            all(d > 0 for d in paired["det_differences"])
+            and paired["mean_det_difference"] >= min_det
             and mean >= min_select
             and onset_mean is not None
             and onset_mean <= max_onset
         )
         paired.update(
-            det_differences=det,
-            mean_det_difference=round(det_mean_diff, 2),
             det_clause={"min_det": min_det, "min_select": min_select, "max_onset_s": max_onset},
             by_det=bool(by_det),
         )
@@ -227,6 +240,32 @@ def judge_paired(
             (by_select or by_latency or by_det) and not candidate["vetoed"]
         ),
     }
+
+
+def judge_paired_means(reference: dict, candidate: dict, rule: tuple[float, ...]) -> dict:
+    """Amendment 48's rule: the means of the paired differences only (six seeds).
+
+    ``rule`` = (min mean DET difference, min mean SELECT difference, max mean onset difference
+    s; min onset gain s, max mean SELECT loss, min mean DET difference with the onset gain): the
+    candidate replaces the reference iff it is not vetoed and (a) its DET means lead by the
+    first at no SELECT loss below the second and onsets no later than the third, or (b) its
+    onsets are earlier by the fourth at a SELECT loss of at most the fifth and a DET difference
+    of at least the sixth. No pair need be positive: with noise of the size measured
+    (tools/statistic_noise.py), a margin on the mean is what a rule can ask of six seeds."""
+    if reference["statistic"] != STATISTICS["select"]:
+        raise SystemExit("--paired-means reads the SELECT statistic beside the DET mean")
+    min_det, min_select, max_onset, gain_s, max_loss, min_det_b = rule
+    paired = _pairs(reference, candidate, True, "--paired-means")
+    mean, det = paired["mean_difference"], paired["mean_det_difference"]
+    onset = paired["mean_onset_difference_s"]
+    by_det = det >= min_det and mean >= min_select and onset is not None and onset <= max_onset
+    by_latency = onset is not None and -onset >= gain_s and -mean <= max_loss and det >= min_det_b
+    paired.update(
+        means_rule={"min_det": min_det, "min_select": min_select, "max_onset_s": max_onset,
+                    "min_gain_s": gain_s, "max_loss": max_loss, "min_det_with_gain": min_det_b},
+        by_det=bool(by_det), by_latency=bool(by_latency),
+    )  # fmt: skip
+    return {"paired": paired, "replaces_reference": bool((by_det or by_latency) and not candidate["vetoed"])}
 
 
 def _numbers(text: str | None, flag: str, form: str) -> tuple[float, ...] | None:
@@ -265,6 +304,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --paired, amendment 45: also replace when every paired DET-mean "
                          "difference is positive, their mean >= MIN_DET, the mean SELECT "
                          "difference >= MIN_SELECT and the mean onset difference <= MAX_ONSET_S")  # fmt: skip
+    ap.add_argument("--paired-means",
+                    metavar="MIN_DET:MIN_SELECT:MAX_ONSET_S:GAIN_S:MAX_LOSS:MIN_DET_B",
+                    help="amendment 48: judge seed by seed on the means of the paired "
+                         "differences only: replace when the mean DET difference >= MIN_DET, the "
+                         "mean SELECT difference >= MIN_SELECT and the mean onset difference <= "
+                         "MAX_ONSET_S; or when onsets are GAIN_S s earlier, the SELECT loss at "
+                         "most MAX_LOSS and the mean DET difference >= MIN_DET_B")  # fmt: skip
     ap.add_argument("--statistic", choices=sorted(STATISTICS), default="select",
                     help="each seed's figure: its SELECT mean at its point (default) or its "
                          "DET mean over 1-20 FA/24 h (amendment 42)")  # fmt: skip
@@ -277,6 +323,10 @@ def main(argv: list[str] | None = None) -> int:
     if det_clause:
         if not paired or args.statistic != "select":
             raise SystemExit("--det-clause goes with --paired and the SELECT statistic")
+    means = _numbers(args.paired_means, "--paired-means",
+                     "MIN_DET:MIN_SELECT:MAX_ONSET_S:GAIN_S:MAX_LOSS:MIN_DET_B")  # fmt: skip
+    if means and (paired or args.latency_clause):
+        raise SystemExit("--paired-means is a rule of its own; drop --paired / --latency-clause")
     clause = None
     if args.latency_clause:
         try:
@@ -289,7 +339,12 @@ def main(argv: list[str] | None = None) -> int:
     cand_name, cand_files = _named(args.candidate)
     ref = recipe(ref_files, real.get(ref_name), args.statistic)
     cand = recipe(cand_files, real.get(cand_name), args.statistic)
-    verdict = judge_paired(ref, cand, paired, det_clause) if paired else judge(ref, cand, clause)
+    if means:
+        verdict = judge_paired_means(ref, cand, means)
+    elif paired:
+        verdict = judge_paired(ref, cand, paired, det_clause)
+    else:
+        verdict = judge(ref, cand, clause)
     out = {"reference": {ref_name: ref}, "candidate": {cand_name: cand}, **verdict}
     for name, r in ((ref_name, ref), (cand_name, cand)):
         per = ", ".join(f"{s[r['statistic']]:.1f}" for s in r["seeds"])
@@ -297,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: seeds {per}: mean {r['mean']:.1f} % ({r['statistic']}), spread "
               f"{r['spread']:.1f}, onset {r['onset_mean_s']} s{det}" + (" (vetoed)" if r["vetoed"] else ""))
     verdict = "replaces" if out["replaces_reference"] else "does not replace"
-    if paired:
+    if paired or means:
         pr, onset = out["paired"], out["paired"]["mean_onset_difference_s"]
         print(f"{cand_name} minus {ref_name}, seed by seed: "
               f"{', '.join(f'{d:+.1f}' for d in pr['differences'])} (mean "
