@@ -144,12 +144,18 @@ paired_vs_k15r() {  # LABEL K_SEED3 K_SEED0 K_SEED1
   local -a ref=(${PAIRED_REF:-k15s3r k15r k15rs1})
   local tag=${PAIRED_TAG:-K15R}
   csv_of() { local pre=$1 suf=$2; shift 2; printf "$pre%s$suf\n" "$@" | paste -sd,; }
-  python tools/judge_recipes.py --paired 5:2:5 ${PAIRED_EXTRA:-} \
+  python tools/judge_recipes.py ${PAIRED_RULE:---paired 5:2:5} ${PAIRED_EXTRA:-} \
     --reference "$tag=$(csv_of "$op" _sel5.json "${ref[@]}")" --candidate "$label=$(csv_of "$op" _sel5.json "$@")" \
     --real "$tag=$(csv_of "$rc" .json "${ref[@]}")" --real "$label=$(csv_of "$rc" .json "$@")" \
     --out "tools/results/recipe_${label,,}_vs_${tag,,}_paired.json"
 }
 paired_vs_k15p() { PAIRED_REF="k15s3p k15p k15ps1" PAIRED_TAG=K15P paired_vs_k15r "$@"; }
+# Amendment 48's six-seed rule: a recipe's seeds 3, 0, 1, 2, 4, 5 against the pinned K15 seeds of
+# the same numbers, on the means of the paired differences -> recipe_label_vs_k15p6_paired.json
+paired6_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
+  PAIRED_REF="k15s3p k15p k15ps1 k15ps2 k15ps4 k15ps5" PAIRED_TAG=K15P6 \
+    PAIRED_RULE="--paired-means 3.7:0:1:2:5:-2" paired_vs_k15r "$@"
+}
 # One step alone, e.g. `bash tools/xgen_round.sh recipe3 k11` or `... judge k6r` (the
 # functions above with the corpora and stores already made), instead of the whole round.
 if [ "$#" -gt 0 ]; then "$@"; exit; fi
@@ -507,3 +513,9 @@ PAIRED_EXTRA="--det-clause 3:0:1" paired_vs_k15p K26 k26s3 k26s0 k26s1
 # environment); from the next candidate on, six paired seeds (3, 0, 1, 2, 4, 5)
 for pair in k15ps2:2 k15ps4:4 k15ps5:5; do k15x5 "${pair%:*}" "${pair#*:}"; done
 for k in k15ps2 k15ps4 k15ps5; do judge5 "$k"; done
+# amendment 49: K27 = K15's recipe with a warp of 0.1; six paired seeds, amendment 48's rule
+for pair in k27s3:3 k27s0:0 k27s1:1 k27s2:2 k27s4:4 k27s5:5; do
+  k15x5 "${pair%:*}" "${pair#*:}" --freq-warp 0.1
+done
+for k in k27s3 k27s0 k27s1 k27s2 k27s4 k27s5; do judge5 "$k"; done
+paired6_vs_k15p K27 k27s3 k27s0 k27s1 k27s2 k27s4 k27s5
