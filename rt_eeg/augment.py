@@ -98,7 +98,8 @@ def cepstral_warp(alpha: float, cfg: FeatureConfig) -> np.ndarray:
     """The linear map of cepstra c1..cN under a warp of the frequency axis by ``alpha``.
 
     The log filter outputs ``L = D c + c0 / sqrt(n_filters)`` (``D`` the orthonormal DCT-II
-    rows 1..N) are moved along frequency, ``L'(f) = L(f / alpha)`` (a rhythm at ``f`` goes to
+    rows 1..N; with N = n_filters - 1, the default, nothing is truncated) are moved along
+    frequency, ``L'(f) = L(f / alpha)`` (a rhythm at ``f`` goes to
     ``alpha f``), by linear interpolation between the filter centres, held at the end filters,
     and turned back into cepstra. The interpolation keeps constants and the DCT rows 1..N are
     orthogonal to a constant, so c0 (not an input: the energy replaces it) does not enter and the
