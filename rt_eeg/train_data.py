@@ -242,6 +242,9 @@ def batches(
     draw does not depend on the prefetch thread's timing.
     """
 
+    if warp > 0 and (feature_config is None or feature_config.n_features != store.n_features):
+        raise ValueError("a frequency warp needs the FeatureConfig the store's features were made with")
+
     def make(rows: np.ndarray, b: int):
         t = time.perf_counter()
         centers, n_stale = None, 0

@@ -218,6 +218,10 @@ def test_freq_warp_changes_training_reproducibly_and_is_refused_without_context(
         )
     assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
     assert runs["a"]["weights_sha256"] != runs["off"]["weights_sha256"]
+    from rt_eeg.train_data import batches
+
+    with pytest.raises(ValueError, match="needs the FeatureConfig"):
+        next(batches(long_store, long_store.rows("train")[:64], 64, "context", np.ones(N_FEAT), warp=0.2))
     with pytest.raises(RtEegError, match="freq_warp needs a context normalisation"):
         TrainConfig(normalisation="maxabs", freq_warp=0.2)
     with pytest.raises(RtEegError, match=r"freq_warp must be in \[0, 0.5\]"):
