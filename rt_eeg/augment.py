@@ -24,6 +24,7 @@ import numpy as np
 
 from rt_eeg.decoder import departure_width
 from rt_eeg.features import FeatureConfig
+from rt_eeg.features.config import dct_rows, filter_edges
 
 #: Stale centres come from this many epochs (s) earlier, drawn uniformly: 1-20 minutes.
 STALE_MIN_EPOCHS = 60
@@ -118,16 +119,15 @@ def cepstral_warp(alpha: float, cfg: FeatureConfig) -> np.ndarray:
         ``c' = m @ c``.
     """
     n_f = cfg.n_filters
-    spacing = (cfg.f_max - cfg.f_min) / (n_f + 1)
-    centres = cfg.f_min + spacing * np.arange(1, n_f + 1)
+    edges = filter_edges(cfg)
+    centres, spacing = edges[1:-1], edges[1] - edges[0]
     pos = np.clip((centres / alpha - centres[0]) / spacing, 0.0, n_f - 1)
     lo = np.minimum(np.floor(pos).astype(int), n_f - 2)
     frac = pos - lo
     a = np.zeros((n_f, n_f))
     a[np.arange(n_f), lo] = 1.0 - frac
     a[np.arange(n_f), lo + 1] += frac
-    q = np.arange(1, cfg.n_cepstra + 1)[None, :]
-    d = np.sqrt(2.0 / n_f) * np.cos(np.pi * q * (np.arange(n_f)[:, None] + 0.5) / n_f)
+    d = dct_rows(cfg)
     return d.T @ a @ d
 
 

@@ -68,22 +68,29 @@ def test_stale_centres_come_from_the_same_channel_minutes_earlier(long_store):
     np.testing.assert_array_equal(stale2, stale)
 
 
-def test_stale_context_changes_training_reproducibly(long_store, tmp_path):
+def _tiny_runs(store, tmp_path, option: str, value: float) -> dict:
+    """One-epoch trainings of a tiny context model, seed 2: ``a`` and ``b`` with
+    ``option=value``, ``off`` with 0."""
     from rt_eeg.features import FeatureConfig
     from rt_eeg.train import train_from_store
     from rt_eeg.train_config import TrainConfig
 
     tiny = {"epochs": 1, "units": 8, "dense_units": 16, "batch_size": 64, "samples_per_epoch": 512}
-    runs = {}
-    for name, st in (("a", 0.5), ("b", 0.5), ("off", 0.0)):
-        runs[name] = train_from_store(
-            long_store,
+    return {
+        name: train_from_store(
+            store,
             tmp_path / name,
-            TrainConfig(seed=2, normalisation="context", stale_context=st, **tiny),
+            TrainConfig(seed=2, normalisation="context", **{option: v}, **tiny),
             feature_config=FeatureConfig(),
             device="cpu",
             log=lambda _: None,
         )
+        for name, v in (("a", value), ("b", value), ("off", 0.0))
+    }
+
+
+def test_stale_context_changes_training_reproducibly(long_store, tmp_path):
+    runs = _tiny_runs(long_store, tmp_path, "stale_context", 0.5)
     assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
     assert runs["a"]["weights_sha256"] != runs["off"]["weights_sha256"]
     # half the draw is background, and half of that (the share) gets a stale centre where the
@@ -201,21 +208,9 @@ def test_freq_warp_changes_training_reproducibly_and_is_refused_without_context(
     long_store, tmp_path
 ):
     from rt_eeg.errors import RtEegError
-    from rt_eeg.features import FeatureConfig
-    from rt_eeg.train import train_from_store
     from rt_eeg.train_config import TrainConfig
 
-    tiny = {"epochs": 1, "units": 8, "dense_units": 16, "batch_size": 64, "samples_per_epoch": 512}
-    runs = {}
-    for name, w in (("a", 0.2), ("b", 0.2), ("off", 0.0)):
-        runs[name] = train_from_store(
-            long_store,
-            tmp_path / name,
-            TrainConfig(seed=2, normalisation="context", freq_warp=w, **tiny),
-            feature_config=FeatureConfig(),
-            device="cpu",
-            log=lambda _: None,
-        )
+    runs = _tiny_runs(long_store, tmp_path, "freq_warp", 0.2)
     assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
     assert runs["a"]["weights_sha256"] != runs["off"]["weights_sha256"]
     from rt_eeg.train_data import batches

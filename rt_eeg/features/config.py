@@ -302,9 +302,24 @@ def _taper(name: str, n: int) -> np.ndarray:
     return np.ones(n)
 
 
+def filter_edges(cfg: FeatureConfig) -> np.ndarray:
+    """The filterbank's ``n_filters + 2`` equally spaced edges in Hz; ``[1:-1]`` are the
+    triangles' centres."""
+    return np.linspace(cfg.f_min, cfg.f_max, cfg.n_filters + 2)
+
+
+def dct_rows(cfg: FeatureConfig) -> np.ndarray:
+    """Orthonormal DCT-II rows 1..n_cepstra over the log filter outputs, ``(n_filters,
+    n_cepstra)`` float64: ``c_q = sum_f dct[f, q - 1] L_f``."""
+    n_f = cfg.n_filters
+    f = np.arange(n_f)[:, None] + 0.5
+    q = np.arange(1, cfg.n_cepstra + 1)[None, :]
+    return np.sqrt(2.0 / n_f) * np.cos(np.pi * q * f / n_f)
+
+
 def _triangles(cfg: FeatureConfig) -> np.ndarray:
     """Triangular filters, ``(n_fft // 2 + 1, n_filters)`` float64, unit weight sum each."""
-    edges = np.linspace(cfg.f_min, cfg.f_max, cfg.n_filters + 2)
+    edges = filter_edges(cfg)
     freqs = np.arange(cfg.n_fft // 2 + 1) * cfg.sfreq / cfg.n_fft
     lo, centre, hi = edges[:-2], edges[1:-1], edges[2:]
     rise = (freqs[:, None] - lo) / (centre - lo)

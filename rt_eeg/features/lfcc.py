@@ -77,7 +77,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from rt_eeg.errors import RtEegError
-from rt_eeg.features.config import FeatureConfig, _taper, _triangles
+from rt_eeg.features.config import FeatureConfig, _taper, _triangles, dct_rows
 
 #: Frames per batch block (one FFT call each, all channels): 256 frames x 22 channels keep
 #: every temporary in cache, about 1.5x faster than one call over a whole 10 min recording,
@@ -116,10 +116,7 @@ def _kernel(cfg: FeatureConfig) -> _Kernel:
     for f, t in enumerate(taps):
         tap_bins[: len(t), f] = t - lo
         tap_weights[: len(t), f, 0] = tri[t, f]
-    n_f = cfg.n_filters
-    f = np.arange(n_f)[:, None] + 0.5
-    q = np.arange(1, cfg.n_cepstra + 1)[None, :]
-    dct = np.sqrt(2.0 / n_f) * np.cos(np.pi * q * f / n_f)
+    dct = dct_rows(cfg)
     return _Kernel(
         taper=taper.astype(np.float32),
         bin_lo=lo,
