@@ -61,9 +61,12 @@ class Detector:
     decoder : rt_eeg.decoder.Decoder
         A loaded decoder (shared between recordings; each Detector opens its own stream).
     post_config : PostprocessConfig, optional
+    keep_features : bool
+        Keep every push's features in ``feature_chunks`` (what a feature cache stores).
     """
 
-    def __init__(self, ch_names: list[str], decoder, post_config: PostprocessConfig | None = None):
+    def __init__(self, ch_names: list[str], decoder, post_config: PostprocessConfig | None = None,
+                 *, keep_features: bool = False):  # fmt: skip
         from rt_eeg.features import StreamingFeatures
 
         self.ch_names = list(ch_names)
@@ -74,6 +77,7 @@ class Detector:
         self._pending = np.zeros((0, len(ch_names)), np.float32)
         self.epoch_starts: list[np.ndarray] = []
         self.probs: list[np.ndarray] = []
+        self.feature_chunks: list[tuple[np.ndarray, np.ndarray]] | None = [] if keep_features else None
 
     def push(self, block: np.ndarray) -> list[Decision]:
         """Push ``(n, n_channels)`` samples (any n); return the decisions they complete."""
@@ -86,14 +90,25 @@ class Detector:
         if n == 0:
             return []
         frames, self._pending = self._pending[:n], self._pending[n:]
-        f, t = self.features.push(frames)  # bit-identical to frame-by-frame pushes
-        return self._decode([f] if len(f) else [], [t] if len(t) else [])
+        return self.push_features(*self.features.push(frames))  # bit-identical to frame pushes
 
     def flush(self) -> list[Decision]:
         """End of stream (a trailing partial frame is not analysed, as live)."""
-        f, t = self.features.flush()
-        out = self._decode([f] if len(f) else [], [t] if len(t) else [])
-        return out + self.post.flush()
+        return self.flush_features(*self.features.flush())
+
+    def push_features(self, f: np.ndarray, t: np.ndarray) -> list[Decision]:
+        """Decode features ``(m, n_channels, n_features)`` stamped ``t`` ``(m,)`` (m may be 0).
+
+        What :meth:`push` does after the feature stage; a cached recording is replayed
+        through it push by push, so the decoder sees the very same blocks.
+        """
+        if self.feature_chunks is not None:
+            self.feature_chunks.append((f, t))
+        return self._decode([f] if len(f) else [], [t] if len(t) else [])
+
+    def flush_features(self, f: np.ndarray, t: np.ndarray) -> list[Decision]:
+        """The end-of-stream push: decode the feature stage's last frames, then flush."""
+        return self.push_features(f, t) + self.post.flush()
 
     def _decode(self, feats: list[np.ndarray], times: list[np.ndarray]) -> list[Decision]:
         if not feats:
@@ -110,22 +125,47 @@ class Detector:
 
 
 def detect_recording(edf: str | os.PathLike, decoder, post_config: PostprocessConfig | None = None,
-                     *, chunk_s: float = 60.0) -> DetectionResult:  # fmt: skip
-    """Run the detector over one EDF file, reading it in chunks (never loaded whole)."""
-    from rt_eeg.io.edf import open_recording
+                     *, chunk_s: float = 60.0, feature_cache=None) -> DetectionResult:  # fmt: skip
+    """Run the detector over one EDF file, reading it in chunks (never loaded whole).
+
+    With a :class:`~rt_eeg.feature_cache.FeatureCache`, a recording featurised before is not
+    read again: its stored feature pushes are replayed (the same results, byte for byte), and
+    one that is not yet cached is stored after it ran.
+    """
+    from rt_eeg.features import FeatureConfig
+    from rt_eeg.io.edf import ANALYSIS_SFREQ, open_recording
     from rt_eeg.montage import check_enough_channels, reduced_note
 
+    chunk = int(chunk_s * ANALYSIS_SFREQ)
+    if feature_cache is not None and (hit := feature_cache.load(edf, chunk)) is not None:
+        det = Detector(hit.ch_names, decoder, post_config)
+        decisions: list[Decision] = []
+        for f, t in hit.chunks[:-1]:
+            decisions += det.push_features(f, t)
+        decisions += det.flush_features(*hit.chunks[-1])
+        return _result(det, decisions, hit.ch_names, hit.duration, hit.montage)
     with open_recording(Path(edf)) as rec:
         check_enough_channels(rec.ch_names, edf)
         note = reduced_note(rec.montage, rec.ch_names, edf)
         if note:
             logging.getLogger("rt_eeg.montage").warning(note)
-        det = Detector(rec.ch_names, decoder, post_config)
-        decisions: list[Decision] = []
-        for _, block in rec.chunks(int(chunk_s * rec.sfreq)):
+        det = Detector(rec.ch_names, decoder, post_config, keep_features=feature_cache is not None)
+        decisions = []
+        for _, block in rec.chunks(chunk):
             decisions += det.push(block)
         decisions += det.flush()
-        n_ch = len(rec.ch_names)
-        starts = np.concatenate(det.epoch_starts) if det.epoch_starts else np.zeros(0)
-        probs = np.concatenate(det.probs) if det.probs else np.zeros((0, n_ch), np.float32)
-        return DetectionResult(decisions, starts, probs, rec.ch_names, rec.duration, rec.montage)
+        result = _result(det, decisions, rec.ch_names, rec.duration, rec.montage)
+    if feature_cache is not None:
+        from rt_eeg.feature_cache import CachedFeatures
+
+        chunks = det.feature_chunks or [(np.zeros((0, len(rec.ch_names), FeatureConfig().n_features),
+                                                  np.float32), np.zeros(0))]  # fmt: skip
+        feature_cache.save(edf, chunk, CachedFeatures(chunks, list(rec.ch_names), rec.duration, rec.montage))
+    return result
+
+
+def _result(det: Detector, decisions: list[Decision], ch_names, duration: float, montage: str) -> DetectionResult:
+    n_ch = len(ch_names)
+    starts = np.concatenate(det.epoch_starts) if det.epoch_starts else np.zeros(0)
+    probs = np.concatenate(det.probs) if det.probs else np.zeros((0, n_ch), np.float32)
+    return DetectionResult(decisions, starts, probs, ch_names, duration, montage)

@@ -67,8 +67,12 @@ def _decoder(model_dir: str, device: str):
     return _DECODERS[key]
 
 
-def run_recording(edf: str, out_dir: str, model_dir: str, post: dict, device: str = "cpu") -> dict:
+def run_recording(edf: str, out_dir: str, model_dir: str, post: dict, device: str = "cpu",
+                  feature_cache: str | None = None) -> dict:  # fmt: skip
     """Detect seizures in one recording and write its outputs (a worker task).
+
+    ``feature_cache``: a :class:`~rt_eeg.feature_cache.FeatureCache` folder (same results,
+    the model-independent half of the work done once per recording).
 
     Returns a row: name, duration_s, seconds (wall), status ('done', 'skipped',
     'repostprocessed', 'failed'),
@@ -107,7 +111,10 @@ def run_recording(edf: str, out_dir: str, model_dir: str, post: dict, device: st
 
         decoder = _decoder(model_dir, device)
         t0 = time.perf_counter()  # speed figures exclude the one-off model load per worker
-        res = detect_recording(edf, decoder, PostprocessConfig.from_dict(post))
+        from rt_eeg.feature_cache import FeatureCache
+
+        cache = FeatureCache(feature_cache) if feature_cache else None
+        res = detect_recording(edf, decoder, PostprocessConfig.from_dict(post), feature_cache=cache)
         save_npz_atomic(probs_path, epoch_starts=res.epoch_starts, probs=res.probs,
                         ch_names=np.array(res.ch_names), duration=np.float64(res.duration),
                         montage=np.array(res.montage))  # fmt: skip
@@ -148,8 +155,13 @@ def reference_annotation(item: CorpusItem, duration: float) -> Annotation | None
 
 
 def run_corpus(items: list[CorpusItem], out_dir, model_dir, *, post: PostprocessConfig, workers: int | None = None,
-               dask: str | None = None, device: str = "cpu", progress: bool = True) -> list[dict]:  # fmt: skip
+               dask: str | None = None, device: str = "cpu", progress: bool = True,
+               feature_cache: str | os.PathLike | None = None) -> list[dict]:  # fmt: skip
     """Run every recording (locally or on Dask) with a progress bar; returns one row each.
+
+    ``feature_cache``: a folder of cached features (:mod:`rt_eeg.feature_cache`), shared by
+    runs of different models over the same recordings; the outputs are the same with or
+    without it.
 
     Resuming is only safe with the same model and parameters: ``run_config.json`` in the
     output folder records them, and a folder made with others is refused.
@@ -159,7 +171,8 @@ def run_corpus(items: list[CorpusItem], out_dir, model_dir, *, post: Postprocess
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     _check_run_config(out_dir, model_dir, post)
-    args = [(str(i.edf), str(out_dir), str(model_dir), post.to_dict(), device) for i in items]
+    cache = str(feature_cache) if feature_cache else None
+    args = [(str(i.edf), str(out_dir), str(model_dir), post.to_dict(), device, cache) for i in items]
     rows: list[dict] = []
     bar = tqdm(total=len(args), unit="rec", disable=not progress, dynamic_ncols=True)
     t_start = time.perf_counter()
@@ -296,7 +309,8 @@ def versions() -> dict:
 
 
 def evaluate(items: list[CorpusItem], out_dir, model_dir, *, post: PostprocessConfig, workers: int | None = None,
-             dask: str | None = None, device: str = "cpu", progress: bool = True, command: str = "") -> dict:  # fmt: skip
+             dask: str | None = None, device: str = "cpu", progress: bool = True, command: str = "",
+             feature_cache: str | os.PathLike | None = None) -> dict:  # fmt: skip
     """Run, score, and write ``report.json``, ``report.md`` and ``det.png`` under ``out_dir``."""
     from rt_eeg.features import FeatureConfig
     from rt_eeg.scoring import score_pairs
@@ -315,6 +329,7 @@ def evaluate(items: list[CorpusItem], out_dir, model_dir, *, post: PostprocessCo
         dask=dask,
         device=device,
         progress=progress,
+        feature_cache=feature_cache,
     )
     wall = time.perf_counter() - t0
     pairs, used = _pairs(items, rows)
@@ -391,7 +406,7 @@ def report_markdown(r: dict) -> str:
 
 
 def sweep_and_tune(items, out_dir, model_dir, *, base: PostprocessConfig, target_fa: float, workers=None,
-                   dask=None, device="cpu", progress=True) -> dict:  # fmt: skip
+                   dask=None, device="cpu", progress=True, feature_cache=None) -> dict:  # fmt: skip
     """Run the detector on a (dev) split, tune postprocess parameters to ``target_fa``,
     write them to ``<model>/postprocess.toml`` and return the before/after scores."""
     from rt_eeg.config import save_postprocess_config
@@ -406,6 +421,7 @@ def sweep_and_tune(items, out_dir, model_dir, *, base: PostprocessConfig, target
         dask=dask,
         device=device,
         progress=progress,
+        feature_cache=feature_cache,
     )
     pairs, used = _pairs(items, rows)
     if not pairs:
