@@ -59,9 +59,13 @@ judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not d
   # K6's point, the one every seed since amendment 23 was judged with: the real checks rank
   # CHB-MIT pieces by its top_k (not models/default's, which changed with amendment 29)
   [ -f "$WORK/$1/postprocess.toml" ] || cp "$WORK/k6/postprocess.toml" "$WORK/$1/"
+  # FEATURE_CACHE (default $WORK/fcache; "" for none): every seed after the first replays the
+  # corpora's features (byte-identical outputs, about 40 % less decoding time)
+  local fc=${FEATURE_CACHE-$WORK/fcache}
   for c in SEL XCC XT3 XT4; do
     [ -f "$WORK/eval_${1}_$c/report.json" ] && continue  # written last, atomically
-    rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$1" --out "$WORK/eval_${1}_$c" --workers "$J"
+    rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$1" --out "$WORK/eval_${1}_$c" --workers "$J" \
+      ${fc:+--feature-cache "$fc"}
   done
   tune5 "$1" strict _sel5 --fixed shipped="$WORK/k6/postprocess.toml"
   [ -f "tools/results/real_checks_$1.json" ] ||
