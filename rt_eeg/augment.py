@@ -30,6 +30,9 @@ from rt_eeg.features.config import dct_rows, filter_edges
 STALE_MIN_EPOCHS = 60
 STALE_MAX_EPOCHS = 1200
 
+# Which training samples the frequency warp moves (by their label).
+WARP_ON = ("all", "background", "seizure")
+
 
 def jitter_contrast(
     x: np.ndarray, norm: str, jitter: float, rng: np.random.Generator, n_features: int
@@ -150,6 +153,7 @@ def warp_frequency(
     warp: float,
     rng: np.random.Generator,
     cfg: FeatureConfig,
+    only: np.ndarray | None = None,
 ) -> np.ndarray:
     """Move each sample's spectrum along frequency by its own random factor, in place.
 
@@ -172,12 +176,25 @@ def warp_frequency(
     rng : numpy.random.Generator
     cfg : FeatureConfig
         The features' configuration (``n_features`` columns per block).
+    only : ndarray of bool, shape (n,), optional
+        Warp only these samples (e.g. the background ones). Every sample still draws its
+        factor, so a sample selected is warped exactly as it would be with ``only=None``.
 
     Returns
     -------
     x : ndarray, the same array
     """
     alphas = np.exp(rng.uniform(-warp, warp, size=len(x)))
+    if only is not None:
+        rows = np.flatnonzero(np.asarray(only, bool))
+        if len(rows):
+            sub = np.ascontiguousarray(x[rows])
+            x[rows] = _warp_rows(sub, alphas[rows], norm, scale, cfg)
+        return x
+    return _warp_rows(x, alphas, norm, scale, cfg)
+
+
+def _warp_rows(x: np.ndarray, alphas: np.ndarray, norm: str, scale, cfg: FeatureConfig) -> np.ndarray:
     maps = np.stack([cepstral_warp(a, cfg) for a in alphas])  # (n, N, N)
     n_feat = cfg.n_features
     for block in range(departure_width(norm, n_feat) // n_feat):

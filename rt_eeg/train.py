@@ -252,7 +252,7 @@ def train_from_store(
             feed = batches(
                 store, order, cfg.batch_size, cfg.normalisation, scale,
                 jitter=cfg.contrast_jitter, stale=cfg.stale_context, seed=(cfg.seed, 3, epoch),
-                warp=cfg.freq_warp, feature_config=feature_config,
+                warp=cfg.freq_warp, feature_config=feature_config, warp_on=cfg.freq_warp_on,
             )
             for x, y, t_data, stale_in_batch in feed:
                 n_stale += stale_in_batch

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from rt_eeg.augment import WARP_ON
 from rt_eeg.decoder import (
     ARCHITECTURES,
     CONTEXT_NORMALISATIONS,
@@ -80,6 +81,10 @@ class TrainConfig:
         freq_warp)`` (:func:`rt_eeg.augment.warp_frequency`: an exact linear map of the
         cepstra, their deltas and accelerations), so where a rhythm sits does not make a
         seizure; 0 disables it.
+    freq_warp_on : str
+        Which samples the warp moves: ``'all'``, ``'background'`` (label 0 only: a background
+        rhythm moved in frequency is still background, seizures stay as recorded) or
+        ``'seizure'``.
     balance_sources : tuple of str
         Training domains, each a ``+``-joined group of top-level corpus folders (``('folders',)``:
         every folder its own): each epoch's seizure half and background half are then split
@@ -136,6 +141,7 @@ class TrainConfig:
     contrast_jitter: float = 0.0
     stale_context: float = 0.0
     freq_warp: float = 0.0
+    freq_warp_on: str = "all"
     balance_sources: tuple[str, ...] = ()
     balance_halves: str = "both"
     balance_mining: bool = False
@@ -163,6 +169,10 @@ class TrainConfig:
             raise RtEegError(f"stale_context must be in [0, 1], got {self.stale_context}")
         if not 0.0 <= self.freq_warp <= 0.5:
             raise RtEegError(f"freq_warp must be in [0, 0.5], got {self.freq_warp}")
+        if self.freq_warp_on not in WARP_ON:
+            raise RtEegError(f"freq_warp_on must be one of {', '.join(WARP_ON)}, got {self.freq_warp_on!r}")
+        if self.freq_warp_on != "all" and self.freq_warp == 0:
+            raise RtEegError(f"freq_warp_on={self.freq_warp_on!r} needs a frequency warp (freq_warp > 0)")
         for name in ("contrast_jitter", "stale_context", "freq_warp"):
             if getattr(self, name) > 0 and self.normalisation not in CONTEXT_NORMALISATIONS:
                 raise RtEegError(

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
-from rt_eeg.augment import jitter_contrast, stale_centers, warp_frequency
+from rt_eeg.augment import WARP_ON, jitter_contrast, stale_centers, warp_frequency
 from rt_eeg.decoder import (
     CONTEXT_NORMALISATIONS,
     HISTORY_NORMALISATIONS,
@@ -232,18 +232,21 @@ def batches(
     seed: tuple = (),
     warp: float = 0.0,
     feature_config=None,
+    warp_on: str = "all",
 ):
     """Yield (x, y, seconds spent, stale samples) for consecutive batches, one prepared ahead
     in a thread.
 
     The augmentations of :mod:`rt_eeg.augment` (``stale`` > 0: stale centres; ``jitter`` > 0:
     contrast jitter; ``warp`` > 0: frequency warp of the store's features, described by
-    ``feature_config``) draw from generators seeded from ``seed`` and the batch's index, so the
+    ``feature_config``, of ``warp_on`` samples: 'all', 'background' or 'seizure') draw from generators seeded from ``seed`` and the batch's index, so the
     draw does not depend on the prefetch thread's timing.
     """
 
     if warp > 0 and (feature_config is None or feature_config.n_features != store.n_features):
         raise ValueError("a frequency warp needs the FeatureConfig the store's features were made with")
+    if warp_on not in WARP_ON:
+        raise ValueError(f"warp_on must be one of {WARP_ON}, got {warp_on!r}")
 
     def make(rows: np.ndarray, b: int):
         t = time.perf_counter()
@@ -255,7 +258,8 @@ def batches(
         if jitter > 0:
             jitter_contrast(x, norm, jitter, np.random.default_rng([*seed, b]), store.n_features)
         if warp > 0:
-            warp_frequency(x, norm, scale, warp, np.random.default_rng([*seed, b, 2]), feature_config)
+            only = None if warp_on == "all" else (np.asarray(y).reshape(len(y), -1)[:, 0] >= 0.5) == (warp_on == "seizure")
+            warp_frequency(x, norm, scale, warp, np.random.default_rng([*seed, b, 2]), feature_config, only)
         return x, y, time.perf_counter() - t, n_stale
 
     n = len(order)

@@ -221,3 +221,55 @@ def test_freq_warp_changes_training_reproducibly_and_is_refused_without_context(
         TrainConfig(normalisation="maxabs", freq_warp=0.2)
     with pytest.raises(RtEegError, match=r"freq_warp must be in \[0, 0.5\]"):
         TrainConfig(normalisation="context", freq_warp=0.7)
+
+
+def test_warp_frequency_on_a_subset_warps_those_samples_as_the_full_warp_would():
+    from rt_eeg.augment import warp_frequency
+    from rt_eeg.features import FeatureConfig
+
+    cfg = FeatureConfig()
+    rng = np.random.default_rng(1)
+    scale = rng.uniform(0.5, 3.0, N_FEAT).astype(np.float32)
+    orig = rng.normal(size=(40, WINDOW_FRAMES, N_FEAT)).astype(np.float32)
+    full = warp_frequency(orig.copy(), "context", scale, 0.2, np.random.default_rng(9), cfg)
+    only = rng.random(40) < 0.5
+    part = warp_frequency(orig.copy(), "context", scale, 0.2, np.random.default_rng(9), cfg, only)
+    np.testing.assert_array_equal(part[only], full[only])  # the same factor each, bit for bit
+    np.testing.assert_array_equal(part[~only], orig[~only])
+    none = warp_frequency(orig.copy(), "context", scale, 0.2, np.random.default_rng(9), cfg, np.zeros(40, bool))
+    np.testing.assert_array_equal(none, orig)
+
+
+def test_freq_warp_on_background_moves_only_background_samples_in_training_batches(long_store):
+    from rt_eeg.errors import RtEegError
+    from rt_eeg.features import FeatureConfig
+    from rt_eeg.train_config import TrainConfig
+    from rt_eeg.train_data import batches
+
+    rows = long_store.rows("train")
+    labels = np.asarray(long_store.labels[rows]) >= 0.5
+    order = np.concatenate([rows[labels][:64], rows[~labels][:64]])
+    np.random.default_rng(0).shuffle(order)
+    scale = np.ones(N_FEAT, np.float32)
+
+    def batch(**kw):
+        x, y, _, _ = next(batches(long_store, order, 128, "context", scale, seed=(1,), **kw))
+        return x, np.asarray(y).reshape(len(y), -1)[:, 0] >= 0.5
+
+    plain, seiz = batch()
+    assert 0 < seiz.sum() < len(seiz)
+    cfg = FeatureConfig()
+    every, _ = batch(warp=0.2, feature_config=cfg)
+    back, _ = batch(warp=0.2, feature_config=cfg, warp_on="background")
+    only_seiz, _ = batch(warp=0.2, feature_config=cfg, warp_on="seizure")
+    np.testing.assert_array_equal(back[seiz], plain[seiz])
+    np.testing.assert_array_equal(back[~seiz], every[~seiz])
+    np.testing.assert_array_equal(only_seiz[seiz], every[seiz])
+    np.testing.assert_array_equal(only_seiz[~seiz], plain[~seiz])
+    assert not np.array_equal(back[~seiz], plain[~seiz])
+    with pytest.raises(ValueError, match="warp_on must be one of"):
+        batch(warp=0.2, feature_config=cfg, warp_on="both")
+    with pytest.raises(RtEegError, match="freq_warp_on must be one of"):
+        TrainConfig(normalisation="context", freq_warp=0.2, freq_warp_on="both")
+    with pytest.raises(RtEegError, match="needs a frequency warp"):
+        TrainConfig(normalisation="context", freq_warp_on="background")

@@ -102,6 +102,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "does not make a seizure (default 0: off; 0.2 = factors 0.82-1.22)",
     )
     parser.add_argument(
+        "--freq-warp-on",
+        choices=("all", "background", "seizure"),
+        default="all",
+        help="which training samples --freq-warp moves, by label (default all; background: "
+        "background rhythms at other frequencies stay background, seizures as recorded)",
+    )
+    parser.add_argument(
         "--balance-sources",
         default=None,
         metavar="GROUPS",
@@ -217,6 +224,7 @@ def run(args: argparse.Namespace) -> int:
         contrast_jitter=args.contrast_jitter,
         stale_context=args.stale_context,
         freq_warp=args.freq_warp,
+        freq_warp_on=args.freq_warp_on,
         balance_sources=parse_sources(args.balance_sources) if args.balance_sources else (),
         balance_halves=args.balance_halves,
         balance_mining=args.balance_mining,
