@@ -523,3 +523,11 @@ for pair in k27s3:3 k27s0:0 k27s1:1 k27s2:2 k27s4:4 k27s5:5; do
 done
 for k in k27s3 k27s0 k27s1 k27s2 k27s4 k27s5; do judge5 "$k"; done
 paired6_vs_k15p K27 k27s3 k27s0 k27s1 k27s2 k27s4 k27s5
+# Amendment 50: K28 = K15 + the frequency warp (0.2) on background samples only, six seeds,
+# amendment 48's rule; K27 seed 3 retrained first (the full warp's path must give 406148795681)
+k15x5 k27s3chk 3 --freq-warp 0.1
+for pair in k28s3:3 k28s0:0 k28s1:1 k28s2:2 k28s4:4 k28s5:5; do
+  k15x5 "${pair%:*}" "${pair#*:}" --freq-warp 0.2 --freq-warp-on background
+done
+for k in k28s3 k28s0 k28s1 k28s2 k28s4 k28s5; do judge5 "$k"; done
+paired6_vs_k15p K28 k28s3 k28s0 k28s1 k28s2 k28s4 k28s5
