@@ -132,7 +132,6 @@ def detect_recording(edf: str | os.PathLike, decoder, post_config: PostprocessCo
     read again: its stored feature pushes are replayed (the same results, byte for byte), and
     one that is not yet cached is stored after it ran.
     """
-    from rt_eeg.features import FeatureConfig
     from rt_eeg.io.edf import ANALYSIS_SFREQ, open_recording
     from rt_eeg.montage import check_enough_channels, reduced_note
 
@@ -143,6 +142,8 @@ def detect_recording(edf: str | os.PathLike, decoder, post_config: PostprocessCo
         for f, t in hit.chunks[:-1]:
             decisions += det.push_features(f, t)
         decisions += det.flush_features(*hit.chunks[-1])
+        if hit.note:
+            logging.getLogger("rt_eeg.montage").warning(hit.note)
         return _result(det, decisions, hit.ch_names, hit.duration, hit.montage)
     with open_recording(Path(edf)) as rec:
         check_enough_channels(rec.ch_names, edf)
@@ -155,12 +156,11 @@ def detect_recording(edf: str | os.PathLike, decoder, post_config: PostprocessCo
             decisions += det.push(block)
         decisions += det.flush()
         result = _result(det, decisions, rec.ch_names, rec.duration, rec.montage)
-    if feature_cache is not None:
+    if feature_cache is not None:  # every push was kept, the flush's last
         from rt_eeg.feature_cache import CachedFeatures
 
-        chunks = det.feature_chunks or [(np.zeros((0, len(rec.ch_names), FeatureConfig().n_features),
-                                                  np.float32), np.zeros(0))]  # fmt: skip
-        feature_cache.save(edf, chunk, CachedFeatures(chunks, list(rec.ch_names), rec.duration, rec.montage))
+        feature_cache.save(edf, chunk, CachedFeatures(det.feature_chunks, list(rec.ch_names), rec.duration,
+                                                      rec.montage, note or ""))  # fmt: skip
     return result
 
 

@@ -32,7 +32,7 @@ from rt_eeg.io.atomic import save_npz_atomic
 
 log = logging.getLogger("rt_eeg.feature_cache")
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 # Recordings whose features would exceed this are not cached (they are held in memory while
 # the recording runs: a day-long file would hold several GB).
 MAX_ENTRY_BYTES = 1 << 30
@@ -57,12 +57,15 @@ class CachedFeatures:
     duration : float
         Recording duration in seconds.
     montage : str
+    note : str
+        The reduced-montage warning the recording gave ('' for none), logged again on replay.
     """
 
     chunks: list[tuple[np.ndarray, np.ndarray]]
     ch_names: list[str]
     duration: float
     montage: str
+    note: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -112,7 +115,7 @@ class FeatureCache:
             with np.load(path, allow_pickle=False) as z:
                 feats, times, lengths = z["features"], z["times"], z["lengths"]
                 ch_names = [str(c) for c in z["ch_names"]]
-                duration, montage = float(z["duration"]), str(z["montage"])
+                duration, montage, note = float(z["duration"]), str(z["montage"]), str(z["note"])
             if lengths.sum() != len(feats) or len(times) != len(feats) or len(lengths) < 1:
                 raise ValueError("inconsistent lengths")
         except (OSError, KeyError, ValueError) as err:
@@ -120,7 +123,7 @@ class FeatureCache:
             return None
         edges = np.concatenate([[0], np.cumsum(lengths)])
         chunks = [(feats[a:b], times[a:b]) for a, b in zip(edges[:-1], edges[1:], strict=True)]
-        return CachedFeatures(chunks, ch_names, duration, montage)
+        return CachedFeatures(chunks, ch_names, duration, montage, note)
 
     def save(self, edf: str | os.PathLike, chunk_samples: int, entry: CachedFeatures) -> Path | None:
         """Write ``entry`` atomically; returns its path (None when over ``MAX_ENTRY_BYTES``)."""
@@ -140,5 +143,6 @@ class FeatureCache:
             ch_names=np.array(entry.ch_names),
             duration=np.float64(entry.duration),
             montage=np.array(entry.montage),
+            note=np.array(entry.note),
         )
         return path

@@ -239,8 +239,9 @@ def batches(
 
     The augmentations of :mod:`rt_eeg.augment` (``stale`` > 0: stale centres; ``jitter`` > 0:
     contrast jitter; ``warp`` > 0: frequency warp of the store's features, described by
-    ``feature_config``, of ``warp_on`` samples: 'all', 'background' or 'seizure') draw from generators seeded from ``seed`` and the batch's index, so the
-    draw does not depend on the prefetch thread's timing.
+    ``feature_config``, of the ``warp_on`` samples: 'all', 'background' or 'seizure') draw from
+    generators seeded from ``seed`` and the batch's index, so the draw does not depend on the
+    prefetch thread's timing.
     """
 
     if warp > 0 and (feature_config is None or feature_config.n_features != store.n_features):
@@ -258,7 +259,10 @@ def batches(
         if jitter > 0:
             jitter_contrast(x, norm, jitter, np.random.default_rng([*seed, b]), store.n_features)
         if warp > 0:
-            only = None if warp_on == "all" else (np.asarray(y).reshape(len(y), -1)[:, 0] >= 0.5) == (warp_on == "seizure")
+            only = None
+            if warp_on != "all":
+                seizure = np.asarray(y).reshape(len(y), -1)[:, 0] >= 0.5
+                only = seizure if warp_on == "seizure" else ~seizure
             warp_frequency(x, norm, scale, warp, np.random.default_rng([*seed, b, 2]), feature_config, only)
         return x, y, time.perf_counter() - t, n_stale
 

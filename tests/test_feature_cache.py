@@ -130,3 +130,20 @@ def test_evaluate_with_a_feature_cache_gives_the_same_outputs(model_dir, tmp_pat
         tmp_path / "plain" / "aaaaaaac_s001_t000.probs.npz"
     ) as b:
         assert a["probs"].shape == b["probs"].shape and not np.array_equal(a["probs"], b["probs"])
+
+
+def test_a_reduced_recording_replays_with_its_montage_and_warning(decoder, tmp_path, caplog):
+    from edf_factory import write_edf
+
+    from rt_eeg.detector import detect_recording
+
+    eight = ["Fp1", "Fp2", "C3", "C4", "T3", "T4", "O1", "O2"]
+    sig = np.random.default_rng(4).normal(0, 30, (8, 30 * 100))
+    edf = write_edf(tmp_path / "ref8_s001_t000.edf", sig, [f"EEG {e}-REF" for e in eight], 100)
+    cache = FeatureCache(tmp_path / "cache")
+    plain = detect_recording(edf, decoder)
+    assert plain.montage == "reduced"
+    detect_recording(edf, decoder, feature_cache=cache)
+    caplog.clear()
+    _same(detect_recording(edf, decoder, feature_cache=cache), plain)
+    assert cache.load(edf, 15000).note and "reduced" in caplog.text
