@@ -107,8 +107,12 @@ class FeatureCache:
         return self.root / f"{edf.stem}-{digest}.npz"
 
     def load(self, edf: str | os.PathLike, chunk_samples: int) -> CachedFeatures | None:
-        """The entry for ``edf``, or None (absent, or damaged: then it is logged and ignored)."""
-        path = self.path_for(edf, chunk_samples)
+        """The entry for ``edf``, or None (absent, or damaged: then it is logged and ignored;
+        or ``edf`` unreadable: the detector then reports it as it would without a cache)."""
+        try:
+            path = self.path_for(edf, chunk_samples)
+        except OSError:
+            return None
         if not path.is_file():
             return None
         try:

@@ -147,3 +147,16 @@ def test_a_reduced_recording_replays_with_its_montage_and_warning(decoder, tmp_p
     caplog.clear()
     _same(detect_recording(edf, decoder, feature_cache=cache), plain)
     assert cache.load(edf, 15000).note and "reduced" in caplog.text
+
+
+def test_a_missing_recording_fails_as_it_does_without_a_cache(decoder, tmp_path):
+    from rt_eeg.detector import detect_recording
+    from rt_eeg.errors import RtEegError
+
+    missing = tmp_path / "gone_s001_t000.edf"
+    with pytest.raises(RtEegError) as plain:
+        detect_recording(missing, decoder)
+    with pytest.raises(RtEegError) as cached:
+        detect_recording(missing, decoder, feature_cache=FeatureCache(tmp_path / "cache"))
+    assert str(cached.value) == str(plain.value) and "gone_s001_t000.edf" in str(cached.value)
+    assert not (tmp_path / "cache").exists()
