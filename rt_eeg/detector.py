@@ -136,7 +136,13 @@ def detect_recording(edf: str | os.PathLike, decoder, post_config: PostprocessCo
     from rt_eeg.montage import check_enough_channels, reduced_note
 
     chunk = int(chunk_s * ANALYSIS_SFREQ)
-    if feature_cache is not None and (hit := feature_cache.load(edf, chunk)) is not None:
+    entry = None  # the cache entry's path, keyed to the file as it was when the run began
+    if feature_cache is not None:
+        try:
+            entry = feature_cache.path_for(edf, chunk)
+        except OSError:  # unreadable: reported below exactly as without a cache
+            pass
+    if entry is not None and (hit := feature_cache.load(edf, chunk, path=entry)) is not None:
         det = Detector(hit.ch_names, decoder, post_config)
         decisions: list[Decision] = []
         for f, t in hit.chunks[:-1]:
@@ -150,17 +156,18 @@ def detect_recording(edf: str | os.PathLike, decoder, post_config: PostprocessCo
         note = reduced_note(rec.montage, rec.ch_names, edf)
         if note:
             logging.getLogger("rt_eeg.montage").warning(note)
-        det = Detector(rec.ch_names, decoder, post_config, keep_features=feature_cache is not None)
+        keep = entry is not None and feature_cache.fits(rec.duration, len(rec.ch_names))
+        det = Detector(rec.ch_names, decoder, post_config, keep_features=keep)
         decisions = []
         for _, block in rec.chunks(chunk):
             decisions += det.push(block)
         decisions += det.flush()
         result = _result(det, decisions, rec.ch_names, rec.duration, rec.montage)
-    if feature_cache is not None:  # every push was kept, the flush's last
+    if keep:  # every push was kept, the flush's last
         from rt_eeg.feature_cache import CachedFeatures
 
         feature_cache.save(edf, chunk, CachedFeatures(det.feature_chunks, list(rec.ch_names), rec.duration,
-                                                      rec.montage, note or ""))  # fmt: skip
+                                                      rec.montage, note or ""), path=entry)  # fmt: skip
     return result
 
 

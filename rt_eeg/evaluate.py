@@ -349,6 +349,7 @@ def evaluate(items: list[CorpusItem], out_dir, model_dir, *, post: PostprocessCo
     done_h = sum(r["duration_s"] for r in rows if r["status"] == "done") / 3600
     report["real_time_factor"] = done_h * 3600 / wall if done_h else None
     report["real_time_factor_per_core"] = done_h * 3600 / computed if computed else None
+    report["compute_s"] = computed  # summed over the recordings this run decoded (not skipped)
     manifest = Path(model_dir) / "manifest.json"
     report["model_manifest"] = json.loads(manifest.read_text()) if manifest.is_file() else None
     report["versions"] = versions()

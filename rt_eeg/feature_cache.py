@@ -106,13 +106,24 @@ class FeatureCache:
         digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
         return self.root / f"{edf.stem}-{digest}.npz"
 
-    def load(self, edf: str | os.PathLike, chunk_samples: int) -> CachedFeatures | None:
+    def fits(self, duration_s: float, n_channels: int) -> bool:
+        """Whether a recording this long would be cached: decided before it runs, since its
+        features are held in memory while it does (at most ``MAX_ENTRY_BYTES``)."""
+        from rt_eeg.features import FeatureConfig
+
+        cfg = FeatureConfig()
+        n_frames = duration_s * cfg.sfreq / cfg.frame_samples + 1
+        return n_frames * n_channels * cfg.n_features * 4 <= MAX_ENTRY_BYTES
+
+    def load(self, edf: str | os.PathLike, chunk_samples: int, path: Path | None = None) -> CachedFeatures | None:
         """The entry for ``edf``, or None (absent, or damaged: then it is logged and ignored;
-        or ``edf`` unreadable: the detector then reports it as it would without a cache)."""
-        try:
-            path = self.path_for(edf, chunk_samples)
-        except OSError:
-            return None
+        or ``edf`` unreadable: the detector then reports it as it would without a cache).
+        ``path``: the entry's :meth:`path_for`, when the caller already has it."""
+        if path is None:
+            try:
+                path = self.path_for(edf, chunk_samples)
+            except OSError:
+                return None
         if not path.is_file():
             return None
         try:
@@ -129,13 +140,15 @@ class FeatureCache:
         chunks = [(feats[a:b], times[a:b]) for a, b in zip(edges[:-1], edges[1:], strict=True)]
         return CachedFeatures(chunks, ch_names, duration, montage, note)
 
-    def save(self, edf: str | os.PathLike, chunk_samples: int, entry: CachedFeatures) -> Path | None:
-        """Write ``entry`` atomically; returns its path (None when over ``MAX_ENTRY_BYTES``)."""
+    def save(self, edf: str | os.PathLike, chunk_samples: int, entry: CachedFeatures,
+             path: Path | None = None) -> Path | None:  # fmt: skip
+        """Write ``entry`` atomically (to ``path``, the entry's :meth:`path_for`, when given);
+        returns its path (None when over ``MAX_ENTRY_BYTES``)."""
         n_bytes = sum(f.nbytes for f, _ in entry.chunks)
         if n_bytes > MAX_ENTRY_BYTES:
             log.info("%s: features not cached (%.1f GB)", edf, n_bytes / 1e9)
             return None
-        path = self.path_for(edf, chunk_samples)
+        path = path if path is not None else self.path_for(edf, chunk_samples)
         path.parent.mkdir(parents=True, exist_ok=True)
         n_ch = len(entry.ch_names)
         feats = [f for f, _ in entry.chunks if len(f)]

@@ -56,6 +56,8 @@ def test_evaluate_writes_outputs_report_and_resumes(corpus, model_dir, tmp_path)
     again = evaluate(items, out, model_dir, post=PostprocessConfig(), workers=1, progress=False)
     assert {p.name: p.stat().st_mtime_ns for p in out.glob("*.hyp")} == before
     assert again["scores"]["ovlp"] == report["scores"]["ovlp"]
+    # the compute time is what this run decoded: the first run's two recordings, the resume none
+    assert report["compute_s"] > 0 and again["compute_s"] == 0 and again["real_time_factor_per_core"] is None
     # ...but never mixes in outputs of another configuration
     from rt_eeg.errors import RtEegError
 

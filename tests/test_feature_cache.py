@@ -90,6 +90,37 @@ def test_an_entry_over_the_size_limit_is_not_written(recording, decoder, tmp_pat
     assert not list(tmp_path.glob("cache/*.npz"))
 
 
+def test_the_size_limit_is_decided_before_the_features_are_held(recording, decoder, tmp_path, monkeypatch):
+    import rt_eeg.detector
+    import rt_eeg.feature_cache
+    from rt_eeg.detector import detect_recording
+
+    cache = FeatureCache(tmp_path / "cache")
+    detect_recording(recording, decoder, feature_cache=cache)
+    (entry,) = (tmp_path / "cache").glob("*.npz")
+    with np.load(entry) as z:
+        n_bytes, frame_bytes, duration = z["features"].nbytes, z["features"][0].nbytes, float(z["duration"])
+        n_ch = len(z["ch_names"])
+    # the estimate from duration and channels is the entry's true size, give or take one frame
+    monkeypatch.setattr(rt_eeg.feature_cache, "MAX_ENTRY_BYTES", n_bytes + frame_bytes)
+    assert cache.fits(duration, n_ch)
+    monkeypatch.setattr(rt_eeg.feature_cache, "MAX_ENTRY_BYTES", n_bytes - 1)
+    assert not cache.fits(duration, n_ch) and cache.fits(duration / 2, n_ch)
+
+    held = []
+    real = rt_eeg.detector.Detector
+
+    class Spy(real):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            held.append(self.feature_chunks is not None)
+
+    monkeypatch.setattr(rt_eeg.detector, "Detector", Spy)
+    entry.unlink()
+    detect_recording(recording, decoder, feature_cache=cache)  # too long: never held, not written
+    assert held == [False] and not list(tmp_path.glob("cache/*.npz"))
+
+
 def test_evaluate_with_a_feature_cache_gives_the_same_outputs(model_dir, tmp_path, monkeypatch):
     from edf_factory import tuh_like
 
