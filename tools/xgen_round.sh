@@ -76,6 +76,18 @@ at_point() {  # K
   rm -rf "$WORK/$1_ship" && cp -r "$WORK/$1" "$WORK/$1_ship"
   cp "$WORK/op_$1_sel5.toml" "$WORK/$1_ship/postprocess.toml"
 }
+# Amendment 37's own-distribution gate for K at its own point (at_point first): O and O2 decoded
+# with $WORK/K_ship (OWN: the folder holding O, O2 and their lists, default $WORK) ->
+# tools/results/own_gate_K.json (tools/own_gate.py: the union and each seizure family)
+own_gate() {  # K
+  local own=${OWN:-$WORK} c
+  for c in O O2; do
+    [ -f "$WORK/eval_${1}_ship_$c/report.json" ] ||
+      rt-eeg evaluate --list "$own/$c.list" --model "$WORK/$1_ship" --out "$WORK/eval_${1}_ship_$c" --workers "$J"
+  done
+  python tools/own_gate.py --model "${1^^}=$WORK/eval_${1}_ship_O:$own/O,$WORK/eval_${1}_ship_O2:$own/O2" \
+    --note "amendment 37's gate, $1 at its own SELECT v2 point (op_$1_sel5.toml)" --out "tools/results/own_gate_$1.json"
+}
 # The N-seed rule on SELECT v2 (amendments 23 and 29-30) for recipe NAME against REF's first
 # N = NSEEDS seeds (REF defaults to K6's recipe, whose seed 0 folder is k6r) -> OUT_JSON;
 # JUDGE=1: each seed of NAME judged (judge5) first; CLAUSE=GAIN_S:MAX_LOSS: amendment 33's
