@@ -102,16 +102,14 @@ cat "$WORK/S.list" "$WORK/XS.list" > "$WORK/SXS.list"
 cat "$WORK/S.list" "$WORK/S2.list" "$WORK/XS.list" > "$WORK/SEL.list"
 cat "$WORK/XC.list" "$WORK/XCB.list" > "$WORK/XCC.list"
 
-# K28's recipe (protocol amendment 50: adopted on six paired seeds against K15's): K15's (six
-# epochs, the last kept; every epoch's seizure and background halves split equally between five
-# sources: our simulator, dip, spec, epileptor, hopf; the hard-negative candidates too) with the
-# spectral-envelope frequency warp of up to 20 % on background samples only (seizure samples stay
-# as their generators made them). Seed 4 is the recipe's seed with the highest SELECT v2 figure
-# (amendment 36); it passed the own-distribution gate of amendment 51 and TUH at its point.
+# K15's recipe (protocol amendments 27 and 29: adopted on six seeds against K6's): six epochs,
+# the last kept; every epoch's seizure and background halves split equally between five sources
+# (our simulator, dip, spec, epileptor, hopf), the hard-negative candidates too. Seed 3 is the
+# recipe's lower-median seed of six by the SELECT v2 figure, the one amendment 23 ships.
 MODEL="$WORK/model"
-rt-eeg train --corpus "$WORK/trainX5.list" --dev-corpus "$WORK/SXS.list" --out "$MODEL" --seed 4 \
+rt-eeg train --corpus "$WORK/trainX5.list" --dev-corpus "$WORK/SXS.list" --out "$MODEL" --seed 3 \
   --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX5" \
-  --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining --freq-warp 0.2 --freq-warp-on background
+  --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining
 # real-EEG veto on one CHB-MIT patient (chb01; chb03 is held out): stop if AUC < 0.5
 python tools/real_checks.py --model "$MODEL" --no-bonn --out "$WORK/rc_model.json"
 python -c "import json,sys; a=json.load(open(sys.argv[1]))['chbmit']['patients']['chb01']['patient_context']['auc']; sys.exit(0 if a >= 0.5 else 3)" "$WORK/rc_model.json"
@@ -121,8 +119,7 @@ for c in SEL XCC XT3 XT4; do
   rt-eeg evaluate --list "$WORK/$c.list" --model "$MODEL" --out "$WORK/evalsel_model_$c" --workers 2
 done
 J=2 select_v2_tune "$MODEL" "$WORK/evalsel_model" "$WORK/op_model.json" "$MODEL/postprocess.toml"
-# reported, never used for a choice (O + O2 is the own-distribution gate: >= 95 % at <= 1 FA/24 h,
-# or non-inferior to an incumbent that fails it too, protocol amendment 51)
+# reported, never used for a choice (O + O2 together must be >= 95 % at <= 1 FA/24 h)
 for c in O O2 U U2 R XR XRB XTD XEB XHB; do
   rt-eeg evaluate --list "$WORK/$c.list" --model "$MODEL" --out "$WORK/eval_$c" --workers 2
 done
