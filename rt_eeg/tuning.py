@@ -41,7 +41,7 @@ def ovlp_for(cfg: PostprocessConfig, refs: list, stored: list[dict]) -> dict:
     from rt_eeg.scoring.nedc import ovlp_counts, prepare_events
 
     hits = targets = fas = 0
-    total = 0.0
+    total = flagged = ref_seiz = 0.0
     lat: list[float] = []
     for ref_events, s in zip(refs, stored, strict=True):
         dec = complete_decisions(_decisions(cfg, s), s["duration"])
@@ -49,6 +49,10 @@ def ovlp_for(cfg: PostprocessConfig, refs: list, stored: list[dict]) -> dict:
         c = ovlp_counts(ref_events, hyp)["seiz"]
         hits, targets, fas = hits + c["hits"], targets + c["targets"], fas + c["false_alarms"]
         total += ref_events[-1].stop
+        # time called seizure against time that is: OVLP counts an alarm that never ends as one
+        # hit and no false alarm (protocol amendment 52), so the time it covers is kept too
+        flagged += sum(h.stop - h.start for h in hyp if h.label == "seiz")
+        ref_seiz += sum(r.stop - r.start for r in ref_events if r.label == "seiz")
         # decision-epoch onset latency of each detected seizure (feature delay not included)
         for r in ref_events:
             if r.label != "seiz":
@@ -60,7 +64,9 @@ def ovlp_for(cfg: PostprocessConfig, refs: list, stored: list[dict]) -> dict:
                 lat.append(max(0.0, min(starts) - r.start))
     return {"sensitivity": 100.0 * hits / targets if targets else None, "fa_per_24h": fas / total * 86400 if total else 0.0,
             "hits": hits, "targets": targets, "false_alarms": fas,
-            "latency_median_s": float(np.median(lat)) if lat else None}  # fmt: skip
+            "latency_median_s": float(np.median(lat)) if lat else None,
+            "seiz_flagged_s": flagged, "seiz_ref_s": ref_seiz,
+            "flag_ratio": flagged / ref_seiz if ref_seiz else None}  # fmt: skip
 
 
 def det_curve(base: PostprocessConfig, refs, stored, thresholds=None) -> list[dict]:
@@ -195,10 +201,16 @@ def trial_for(cfg: PostprocessConfig, refs, stored) -> dict:
     return {"config": d} | ovlp_for(cfg, refs, stored)
 
 
-def choose_trial(trials: list[dict], target_fa_per_24h: float, sens_slack: float = 0.0) -> int:
+def choose_trial(trials: list[dict], target_fa_per_24h: float, sens_slack: float = 0.0,
+                 max_flag_ratio: float | None = None) -> int:  # fmt: skip
     """Index of :func:`tune`'s choice among ``trials``: the most sensitive within the target,
     then earliest median onset, then fewest false alarms; when none meets the target, the
     fewest false alarms.
+
+    With ``max_flag_ratio`` (protocol amendment 52), a trial is eligible only if the time it
+    calls seizure is at most that multiple of the reference's seizure time (``flag_ratio``; a
+    trial averaged over corpora, :func:`flag_ratio_of`, must keep it on every corpus): alarms
+    that do not end are not detections, though OVLP counts them as hits.
 
     With ``sens_slack > 0`` (protocol amendment 31's latency clause) the earliest median onset
     comes first among the qualifying trials within ``sens_slack`` percentage points of the best
@@ -208,6 +220,7 @@ def choose_trial(trials: list[dict], target_fa_per_24h: float, sens_slack: float
     ok = [
         i for i, t in enumerate(trials)
         if t["fa_per_24h"] <= target_fa_per_24h and t["sensitivity"] is not None
+        and (max_flag_ratio is None or flag_ratio_of(t) <= max_flag_ratio)
     ]  # fmt: skip
     if not ok:
         return min(range(len(trials)), key=lambda i: trials[i]["fa_per_24h"])
@@ -225,6 +238,20 @@ def choose_trial(trials: list[dict], target_fa_per_24h: float, sens_slack: float
         near = [i for i in ok if trials[i]["sensitivity"] >= best - sens_slack]
         return min(near, key=lambda i: (lat(i), -trials[i]["sensitivity"], trials[i]["fa_per_24h"]))
     return max(ok, key=rank)
+
+
+def flag_ratio_of(trial: dict) -> float:
+    """The trial's seizure time called over seizure time there is: its own ``flag_ratio``, or
+    for a trial averaged over corpora (``"corpora"``), the largest of theirs (0 where a corpus
+    has no seizure and nothing is called; infinite where it has none and something is)."""
+    parts = list(trial["corpora"].values()) if "corpora" in trial else [trial]
+    worst = 0.0
+    for t in parts:
+        r = t.get("flag_ratio")
+        if r is None:
+            r = float("inf") if t.get("seiz_flagged_s", 0.0) > 0 else 0.0
+        worst = max(worst, r)
+    return worst
 
 
 def plot_det(points: list[dict], chosen: dict | None, path: Path, title: str) -> None:

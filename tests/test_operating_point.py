@@ -190,3 +190,37 @@ def test_sens_slack_chooses_the_earliest_near_best_point(tmp_path):
     assert r0["hits"] == 2 and r1["hits"] == 1
     assert r1["latency_median_s"] < r0["latency_median_s"]
     assert "earliest onset within 60.0 points" in (tmp_path / "s60.toml").read_text()
+
+
+def test_flag_limit_refuses_alarms_that_do_not_end(tmp_path):
+    """Amendment 52: after each seizure six channels stay at 0.7 to the end of the recording. At
+    the hysteresis ratio 0.5 (threshold_off ~0.5) the alarm never ends: OVLP scores it as a
+    perfect hit with no false alarm, and without a limit that point is chosen. Under a limit of
+    2x the reference's seizure time only a point whose alarm ends (off ratio >= 0.8) is
+    eligible; it finds the same seizures and calls little more than their time."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "postprocess.toml").write_text("threshold_on = 0.998\nthreshold_off = 0.499\n")
+    a = _corpus(tmp_path, "A", [((100, 160), None), ((300, 340), None)])
+    for npz in (tmp_path / "A" / "eval").glob("*.probs.npz"):
+        with np.load(npz) as z:
+            d = dict(z)
+        stop = 160 if npz.name == "A_0.probs.npz" else 340
+        d["probs"][stop:, :6] = 0.7
+        np.savez(npz, **d)
+    docs = {}
+    for limit in (None, "2"):
+        out, toml = tmp_path / f"l{limit}.json", tmp_path / f"l{limit}.toml"
+        extra = ["--max-flag-ratio", limit] if limit else []
+        assert operating_point.main(["--model", str(model), "--target-fa", "5", "--workers", "1", "--quiet",
+                                     "--grid", "strict_off", "--tune", a, "--out", str(out), "--toml", str(toml),
+                                     *extra]) == 0  # fmt: skip
+        docs[limit] = json.loads(out.read_text())
+    free, limited = (docs[k]["figures"]["chosen"]["pool"] for k in (None, "2"))
+    assert free["hits"] == limited["hits"] == 2 and free["false_alarms"] == limited["false_alarms"] == 0
+    assert free["flag_ratio"] > 4 and docs[None]["configs"]["chosen"]["threshold_off"] < 0.6
+    assert limited["flag_ratio"] <= 2 and docs["2"]["configs"]["chosen"]["threshold_off"] > 0.7
+    assert docs["2"]["max_flag_ratio"] == 2.0 and "2x the reference" in toml.read_text()
+    # seizure time is what the references hold: 60 s + 40 s
+    assert limited["seiz_ref_s"] == 100.0
+    assert len(operating_point.strict_off_grid(operating_point.load_postprocess_config(model))) == 420

@@ -66,6 +66,20 @@ def strict_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
             for th, onset, k, rise in grid]  # fmt: skip
 
 
+#: Amendment 52: hysteresis ratios (``threshold_off`` / ``threshold_on``) searched with the
+#: flagged-time limit, so a model whose background sits above one half can still end its alarms.
+OFF_RATIOS = (0.5, 0.8, 0.95)
+
+
+def strict_off_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
+    """:func:`strict_grid` at each off ratio of :data:`OFF_RATIOS` (0.5 first: the strict grid
+    itself), 420 configurations."""
+    grid = itertools.product(STRICT_THRESHOLDS, STRICT_ONSETS, (2, 4), (0.0, 0.3), OFF_RATIOS)
+    return [base.replace(threshold_on=th, threshold_off=round(th * off, 4), onset_epochs=onset,
+                         top_k=k, rise_delta=rise)
+            for th, onset, k, rise, off in grid]  # fmt: skip
+
+
 #: Amendment 6 of tools/results/xgen_protocol.md: the patient-relative onset gate's grid.
 ADAPT_THRESHOLDS = (0.98, 0.99, 0.995, 0.998)
 ADAPT_ONSETS = (1, 2, 3)
@@ -115,7 +129,7 @@ def dual_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
     return out
 
 
-GRIDS = {"strict": strict_grid, "adapt": adapt_grid, "dual": dual_grid,
+GRIDS = {"strict": strict_grid, "strict_off": strict_off_grid, "adapt": adapt_grid, "dual": dual_grid,
          "strict_dual": lambda base: strict_grid(base) + dual_grid(base)}  # fmt: skip
 
 
@@ -189,7 +203,8 @@ def main(argv=None) -> int:
                    help="strict: thresholds and confirmations (default); adapt: the "
                         "patient-relative onset gate (protocol amendment 6); dual: the "
                         "dual-threshold early paths alone; strict_dual: strict + dual "
-                        "(amendment 31)")  # fmt: skip
+                        "(amendment 31); strict_off: strict at off ratios 0.5, 0.8, 0.95 "
+                        "(amendment 52, with --max-flag-ratio)")  # fmt: skip
     p.add_argument("--sens-slack", type=float, default=0.0,
                    help="latency clause (amendment 31): the earliest onset among the points "
                         "within this many points of the best sensitivity (default 0: the most "
@@ -197,6 +212,10 @@ def main(argv=None) -> int:
     p.add_argument("--weigh", choices=("seizures", "corpora"), default="seizures",
                    help="seizures: pool the tuned corpora (default); corpora: score each "
                         "separately and choose on the means over corpora (amendment 8)")  # fmt: skip
+    p.add_argument("--max-flag-ratio", type=float, default=None, metavar="R",
+                   help="eligible only if the time called seizure is at most R times the "
+                        "reference's seizure time, on every tuned corpus (protocol amendment 52: "
+                        "2); default: no limit")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out", required=True)
     p.add_argument(
@@ -235,7 +254,8 @@ def main(argv=None) -> int:
                 trials = run_trials(
                     grid, pool[1], pool[2], workers=args.workers, progress=not args.quiet
                 )
-            configs = {"chosen": grid[choose_trial(trials, args.target_fa, args.sens_slack)]} | fixed
+            pick = choose_trial(trials, args.target_fa, args.sens_slack, args.max_flag_ratio)
+            configs = {"chosen": grid[pick]} | fixed
         figures = {
             name: ({"pool": full_figures(cfg, *pool)} if tuned else {})
             | {f"tune_{n}": full_figures(cfg, *c) for n, c in tuned.items()}
@@ -248,6 +268,7 @@ def main(argv=None) -> int:
     doc = {
         "command": " ".join(sys.argv), "model": args.model, "target_fa_per_24h": args.target_fa,
         "weigh": args.weigh, "grid": args.grid, "sens_slack": args.sens_slack,
+        "max_flag_ratio": args.max_flag_ratio,
         "tune": list(tuned), "report": list(reports),
         "configs": {n: c.to_dict() for n, c in configs.items()},
         "figures": figures, "n_trials": len(trials), "wall_s": round(time.perf_counter() - t0, 1),
@@ -263,6 +284,8 @@ def main(argv=None) -> int:
     how = "pooled" if args.weigh == "seizures" else "as one voice each (means over corpora)"
     rule = (f", the earliest onset within {args.sens_slack} points of the best sensitivity"
             if args.sens_slack > 0 else "")  # fmt: skip
+    if args.max_flag_ratio is not None:
+        rule += f", calling seizure at most {args.max_flag_ratio:g}x the reference's seizure time"
     head = [f"Operating point (tools/operating_point.py) chosen on {' + '.join(tuned)} {how} for "
             f"<= {args.target_fa} FA/24 h{rule} over {len(trials)} configurations "
             f"(grid {args.grid})."]  # fmt: skip
