@@ -71,6 +71,13 @@ judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not d
   [ -f "tools/results/real_checks_$1.json" ] ||
     python tools/real_checks.py --model "$WORK/$1" --no-bonn --out "tools/results/real_checks_$1.json"
 }
+# Amendment 52: K re-tuned on SELECT v2 from its stored decoder outputs under the flagged-time
+# limit (the time called seizure at most 2x the reference's on every voice), over the strict grid
+# at hysteresis ratios 0.5, 0.8, 0.95 -> operating_point_K_sel5f.json, op_K_sel5f.toml
+tune52() {  # K
+  [ -f "tools/results/operating_point_$1_sel5f.json" ] ||
+    tune5 "$1" strict_off _sel5f --max-flag-ratio 2 --fixed shipped="$WORK/k6/postprocess.toml"
+}
 # $WORK/K_ship: K with its own SELECT v2 point (judge5's op_K_sel5.toml) as its postprocess.toml
 at_point() {  # K
   rm -rf "$WORK/$1_ship" && cp -r "$WORK/$1" "$WORK/$1_ship"
@@ -154,16 +161,18 @@ xk6() {  # the sixth TRAIN corpus and trainX6.list
 # native one, RT_EEG_NATIVE_ISA=1, /work/sim/recipe) -> recipe_label_vs_k15r_paired.json; or,
 # with paired_vs_k15p, k15s3p, k15p, k15ps1 (the AVX2 environment the scripts set, judged
 # 2026-11-27 in /work/sim/repro5) -> recipe_label_vs_k15p_paired.json; PAIRED_EXTRA: more
-# judge_recipes.py options (amendment 45: --det-clause 3:0:1)
+# judge_recipes.py options (amendment 45: --det-clause 3:0:1); SUF: the operating-point files'
+# suffix when not _sel5 (amendment 52: SUF=_sel5f -> recipe_LABEL_vs_TAG_paired_sel5f.json)
 paired_vs_k15r() {  # LABEL K_SEED3 K_SEED0 K_SEED1
   local label=$1 op=tools/results/operating_point_ rc=tools/results/real_checks_; shift
   local -a ref=(${PAIRED_REF:-k15s3r k15r k15rs1})
   local tag=${PAIRED_TAG:-K15R}
   csv_of() { local pre=$1 suf=$2; shift 2; printf "$pre%s$suf\n" "$@" | paste -sd,; }
   python tools/judge_recipes.py ${PAIRED_RULE:---paired 5:2:5} ${PAIRED_EXTRA:-} \
-    --reference "$tag=$(csv_of "$op" _sel5.json "${ref[@]}")" --candidate "$label=$(csv_of "$op" _sel5.json "$@")" \
+    --reference "$tag=$(csv_of "$op" "${SUF:-_sel5}.json" "${ref[@]}")" \
+    --candidate "$label=$(csv_of "$op" "${SUF:-_sel5}.json" "$@")" \
     --real "$tag=$(csv_of "$rc" .json "${ref[@]}")" --real "$label=$(csv_of "$rc" .json "$@")" \
-    --out "tools/results/recipe_${label,,}_vs_${tag,,}_paired.json"
+    --out "tools/results/recipe_${label,,}_vs_${tag,,}_paired${SUF:-}.json"
 }
 paired_vs_k15p() { PAIRED_REF="k15s3p k15p k15ps1" PAIRED_TAG=K15P paired_vs_k15r "$@"; }
 # Amendment 48's six-seed rule: a recipe's seeds 3, 0, 1, 2, 4, 5 against the pinned K15 seeds of
