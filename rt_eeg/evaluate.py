@@ -400,7 +400,14 @@ def report_markdown(r: dict) -> str:
         lat = r.get("onset_latency_s", {})
         fmt = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
         lines += [f"Onset latency (first SEIZ decision minus true onset, {lat.get('n')} detected seizures): "
-                  f"median {fmt(lat.get('median'))} s, p90 {fmt(lat.get('p90'))} s", "", "![DET](det.png)", ""]  # fmt: skip
+                  f"median {fmt(lat.get('median'))} s, p90 {fmt(lat.get('p90'))} s", ""]  # fmt: skip
+        op = r.get("operating_point") or {}
+        if "seiz_flagged_s" in op:  # OVLP cannot see an alarm that never ends; this can
+            ratio = op.get("flag_ratio")
+            lines += [f"Time called seizure: {op['seiz_flagged_s'] / 3600:.2f} h; the reference's seizures: "
+                      f"{op['seiz_ref_s'] / 3600:.2f} h" + (f" (ratio {ratio:.2f})" if ratio is not None else ""),
+                      ""]  # fmt: skip
+        lines += ["![DET](det.png)", ""]
     if r["failed"]:
         lines += ["## Failed recordings", ""] + [f"- {f['error']}" for f in r["failed"]]
     return "\n".join(lines) + "\n"

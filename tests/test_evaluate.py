@@ -51,6 +51,10 @@ def test_evaluate_writes_outputs_report_and_resumes(corpus, model_dir, tmp_path)
     assert set(saved["scores"]) >= {"ovlp", "taes", "epoch", "szcore"}
     assert len(saved["det_curve"]) > 5 and (out / "det.png").stat().st_size > 1000
     assert (out / "report.md").read_text().startswith("# rt-eeg evaluation")
+    # the time called seizure beside the reference's (2 recordings x 15 s of seizure)
+    op = saved["operating_point"]
+    assert op["seiz_ref_s"] == pytest.approx(30.0) and op["seiz_flagged_s"] >= 0
+    assert "Time called seizure" in (out / "report.md").read_text()
     # resume: nothing is recomputed, the same scores come out
     before = {p.name: p.stat().st_mtime_ns for p in out.glob("*.hyp")}
     again = evaluate(items, out, model_dir, post=PostprocessConfig(), workers=1, progress=False)
