@@ -414,9 +414,12 @@ def report_markdown(r: dict) -> str:
 
 
 def sweep_and_tune(items, out_dir, model_dir, *, base: PostprocessConfig, target_fa: float, workers=None,
-                   dask=None, device="cpu", progress=True, feature_cache=None) -> dict:  # fmt: skip
-    """Run the detector on a (dev) split, tune postprocess parameters to ``target_fa``,
-    write them to ``<model>/postprocess.toml`` and return the before/after scores."""
+                   dask=None, device="cpu", progress=True, feature_cache=None,
+                   max_flag_ratio: float | None = None) -> dict:  # fmt: skip
+    """Run the detector on a (dev) split, tune postprocess parameters to ``target_fa``
+    (``max_flag_ratio``: only points whose alarms cover at most that multiple of the reference's
+    seizure time, :func:`~rt_eeg.tuning.choose_trial`), write them to
+    ``<model>/postprocess.toml`` and return the before/after scores."""
     from rt_eeg.config import save_postprocess_config
     from rt_eeg.scoring.nedc import prepare_events
 
@@ -437,13 +440,14 @@ def sweep_and_tune(items, out_dir, model_dir, *, base: PostprocessConfig, target
     refs = [prepare_events(r) for r, _ in pairs]
     stored = load_probs(used)
     best, trials = tune(base, refs, stored, target_fa, workers=workers or default_workers(),
-                        progress=progress)  # fmt: skip
+                        progress=progress, max_flag_ratio=max_flag_ratio)  # fmt: skip
     before, after = ovlp_for(base, refs, stored), ovlp_for(best, refs, stored)
-    comment = (f"Tuned by rt-eeg evaluate --sweep on {len(pairs)} recordings for <= {target_fa} FA/24 h.\n"
+    limit = f", alarms at most {max_flag_ratio:g}x the seizure time" if max_flag_ratio else ""
+    comment = (f"Tuned by rt-eeg evaluate --sweep on {len(pairs)} recordings for <= {target_fa} FA/24 h{limit}.\n"
                f"Before: {json.dumps(before)}\nAfter: {json.dumps(after)}")  # fmt: skip
     path = save_postprocess_config(model_dir, best, comment)
     result = {"before": before, "after": after, "config": best.to_dict(), "written": str(path),
-              "n_trials": len(trials), "target_fa_per_24h": target_fa}  # fmt: skip
+              "n_trials": len(trials), "target_fa_per_24h": target_fa, "max_flag_ratio": max_flag_ratio}  # fmt: skip
     write_json_atomic(Path(out_dir) / "sweep.json", result | {"trials": trials})
     return result
 

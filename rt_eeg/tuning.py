@@ -126,17 +126,19 @@ def tune(
     *,
     workers: int = 1,
     progress: bool = False,
+    max_flag_ratio: float | None = None,
 ) -> tuple[PostprocessConfig, list[dict]]:
     """Grid search for the most sensitive configuration within the false-alarm target.
 
     ``configs`` replaces :func:`default_grid` (e.g. postprocessor candidates); the choice is
     the same: most sensitive within the target, then earliest median onset, then fewest false
-    alarms (or, when none meets the target, the fewest false alarms). ``workers`` > 1 scores
+    alarms (or, when none meets the target, the fewest false alarms); ``max_flag_ratio`` as in
+    :func:`choose_trial`. ``workers`` > 1 scores
     the configurations on forked processes (:func:`run_trials`); the trials are the same.
     """
     configs = default_grid(base) if configs is None else configs
     trials = run_trials(configs, refs, stored, workers=workers, progress=progress)
-    return configs[choose_trial(trials, target_fa_per_24h)], trials
+    return configs[choose_trial(trials, target_fa_per_24h, max_flag_ratio=max_flag_ratio)], trials
 
 
 _TRIAL_POOL: tuple = ()  # (refs, stored) of a grid search, inherited by forked workers

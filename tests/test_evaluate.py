@@ -122,6 +122,28 @@ def test_sweep_and_latency_helpers():
 
 
 
+def test_sweep_under_the_flag_limit_ends_its_alarms():
+    """After the seizure three channels stay at 0.6 to the end: at a hysteresis that ends alarms
+    below 0.6 the alarm never ends, which OVLP scores as a clean hit. The sweep's limit (2x the
+    seizure time) takes a point whose alarm ends instead, finding the same seizure."""
+    from rt_eeg.io.annotations import Annotation
+    from rt_eeg.scoring.nedc import prepare_events
+    from rt_eeg.tuning import ovlp_for, tune
+
+    ch = [f"C{i}" for i in range(4)]
+    probs = np.full((600, 4), 0.05)
+    probs[100:160, :3] = 0.97
+    probs[160:, :3] = 0.6
+    stored = [{"epoch_starts": np.arange(600.0), "probs": probs, "ch_names": ch, "duration": 600.0}]
+    refs = [prepare_events(Annotation(None, [Event(100.0, 160.0, "seiz")], 600.0))]
+    free, _ = tune(PostprocessConfig(), refs, stored, target_fa_per_24h=0.0)
+    limited, _ = tune(PostprocessConfig(), refs, stored, target_fa_per_24h=0.0, max_flag_ratio=2.0)
+    a, b = ovlp_for(free, refs, stored), ovlp_for(limited, refs, stored)
+    assert a["sensitivity"] == b["sensitivity"] == 100 and a["fa_per_24h"] == b["fa_per_24h"] == 0
+    assert a["flag_ratio"] > 5 and free.threshold_off < 0.6
+    assert b["flag_ratio"] <= 2  # its alarm ends: a higher off level, or a top-k that dilutes the tail
+
+
 def test_evaluate_re_exports_the_operating_point_search():
     """The operating-point search moved to rt_eeg.tuning; the old imports still work."""
     from rt_eeg import evaluate, tuning

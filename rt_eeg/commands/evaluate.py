@@ -54,6 +54,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="false alarms per 24 h to tune for (default 1.0)",
     )
     parser.add_argument(
+        "--max-flag-ratio",
+        type=float,
+        default=2.0,
+        metavar="R",
+        help="with --sweep: only points whose alarms cover at most R times the reference's "
+        "seizure time (default 2; 0: no limit). OVLP alone rewards an alarm that never ends",
+    )
+    parser.add_argument(
         "--feature-cache",
         metavar="DIR",
         help="keep each recording's LFCC features in DIR and reuse them in later runs, of any "
@@ -91,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
     if args.sweep:
         result = sweep_and_tune(items, args.out, model, base=base, target_fa=args.target_fa, workers=workers,
                                 dask=args.dask, device=args.device, progress=not args.quiet,
-                                feature_cache=args.feature_cache)  # fmt: skip
+                                feature_cache=args.feature_cache,
+                                max_flag_ratio=args.max_flag_ratio or None)  # fmt: skip
         shown = {k: result[k] for k in ("before", "after", "config", "written")}
         if shown["config"].get("cross_channel"):  # its weights are in the file, not on screen
             cc = shown["config"]["cross_channel"]
