@@ -434,3 +434,12 @@ def test_fuzz_findings_in_annotations_and_scoring(tmp_path):
         assert result["n_files"] == 1 and result["total_duration_s"] == ann.duration
         # scoring a file against itself: OVLP finds every reference seizure, no false alarm
         assert result["ovlp"]["total"]["false_alarms"] == 0
+
+
+@pytest.mark.parametrize("value", ["-1", "nan"])
+def test_a_negative_flag_ratio_is_one_line(tmp_path, value):
+    lst = tmp_path / "list"
+    lst.write_text("")
+    r = cli("evaluate", "--list", lst, "--out", tmp_path / "ev", "--sweep", "--max-flag-ratio", value)
+    assert r.returncode != 0 and "--max-flag-ratio must be >= 0" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not (tmp_path / "ev").exists()

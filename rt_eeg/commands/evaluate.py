@@ -80,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
     source = args.list or args.corpus
     if not source:
         raise RtEegError("give --corpus DIR or --list FILE")
+    if not args.max_flag_ratio >= 0:
+        raise RtEegError(f"--max-flag-ratio must be >= 0 (0: no limit), got {args.max_flag_ratio}")
     items = find_recordings(source)
     # A corpus tree defaults to its eval split (dev when tuning); a list is taken as given.
     tree = not args.list and os.path.isdir(source)
