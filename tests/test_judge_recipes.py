@@ -158,6 +158,50 @@ def test_det_mean_reads_each_voice_frontier_at_each_rate():
     assert det_mean(trials, ["A", "B"]) == pytest.approx((52.0 + 20.0) / 2)
 
 
+def test_det_mean_under_the_flag_limit_drops_alarms_that_do_not_end(tmp_path, capsys):
+    """Amendment 53: under --det-max-flag-ratio a voice's frontier reads only trials whose
+    alarms there cover at most R x the reference's seizure time; a file tuned without the
+    limit (no flag_ratio) is one clear error."""
+    from judge_recipes import det_mean
+
+    def trial(fa_a, s_a, r_a, fa_b, s_b, r_b):
+        return {"corpora": {"A": {"fa_per_24h": fa_a, "sensitivity": s_a, "flag_ratio": r_a},
+                            "B": {"fa_per_24h": fa_b, "sensitivity": s_b, "flag_ratio": r_b}}}  # fmt: skip
+
+    # the second trial's A sensitivity is an alarm held for 10x the seizure time
+    trials = [trial(0.0, 40.0, 0.9, 0.0, 30.0, 1.0), trial(0.0, 90.0, 10.0, 4.0, 50.0, 1.5)]
+    assert det_mean(trials, ["A", "B"]) == pytest.approx((90.0 + (30 + 30 + 50 + 50 + 50) / 5) / 2)
+    assert det_mean(trials, ["A", "B"], max_flag_ratio=2) == pytest.approx((40.0 + 42.0) / 2)
+    # a voice with no trial under the limit scores 0 there
+    assert det_mean(trials, ["A"], max_flag_ratio=0.5) == 0.0
+    # no reference seizure on the voice: under any limit only if nothing is called seizure
+    none = [trial(0.0, 40.0, None, 0.0, 30.0, 1.0)]
+    assert det_mean(none, ["A"], max_flag_ratio=2) == pytest.approx(40.0)
+    none[0]["corpora"]["A"]["seiz_flagged_s"] = 5.0
+    assert det_mean(none, ["A"], max_flag_ratio=2) == 0.0
+    # through the command line: the verdict's DET means and the limit it was read under
+    files = []
+    for i in range(3):
+        f = tmp_path / f"s{i}.json"
+        f.write_text(json.dumps({"figures": {"chosen": {"tune_A": trials[0]["corpora"]["A"],
+                                                        "tune_B": trials[0]["corpora"]["B"]}},
+                                 "trials_pool": trials}))  # fmt: skip
+        files.append(str(f))
+    out = tmp_path / "v.json"
+    seeds = ",".join(files)
+    assert main(["--reference", f"R={seeds}", "--candidate", f"C={seeds}", "--paired-means",
+                 "3.7:0:1:2:5:-2", "--det-max-flag-ratio", "2", "--out", str(out)]) == 0  # fmt: skip
+    v = json.loads(out.read_text())
+    assert v["det_max_flag_ratio"] == 2 and v["reference"]["R"]["det_mean"] == pytest.approx(41.0)
+    assert "DET mean 41.0" in capsys.readouterr().out
+    old = _op_trials(tmp_path / "old.json", [{"A": (0.0, 30.0)}])
+    with pytest.raises(SystemExit, match=r"old.json: voice A: a trial without flag_ratio"):
+        main(["--reference", f"R={old}", "--candidate", f"C={old}", "--det-max-flag-ratio", "2",
+              "--statistic", "det"])  # fmt: skip
+    with pytest.raises(SystemExit, match="must be > 0"):
+        main(["--reference", f"R={old}", "--candidate", f"C={old}", "--det-max-flag-ratio", "nan"])
+
+
 def test_statistic_det_judges_by_the_det_mean(tmp_path, capsys):
     def seeds(name, gains):
         return ",".join(

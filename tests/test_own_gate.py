@@ -32,7 +32,7 @@ def _evaluate(corpus: Path, ev: Path, hours: float) -> Counter:
     from rt_eeg.sim.families import read_families
 
     ev.mkdir()
-    pairs, found = [], Counter()
+    pairs, found, rows = [], Counter(), []
     for ref_path in sorted(corpus.rglob("*.csv_bi")):
         ref = read_csv_bi(ref_path)
         seiz = sorted((e for e in ref.events if e.label != "bckg"), key=lambda e: e.start)
@@ -43,7 +43,8 @@ def _evaluate(corpus: Path, ev: Path, hours: float) -> Counter:
             hyp = [Event(100.0, 110.0, "seiz")]
         write_csv_bi(ev / ref_path.name, hyp, ref.duration, bname=ref_path.stem)
         pairs.append((ref, read_csv_bi(ev / ref_path.name)))
-    report = {"failed": [], "hours": hours, "scores": score_pairs(pairs)}
+        rows.append({"edf": str(ref_path.with_suffix(".edf")), "csv_bi": str(ev / ref_path.name)})
+    report = {"failed": [], "hours": hours, "scores": score_pairs(pairs), "recordings": rows}
     (ev / "report.json").write_text(json.dumps(report))
     return found
 
@@ -78,3 +79,19 @@ def test_a_folder_of_another_corpus_is_refused(corpus, tmp_path, capsys):
     rc = own_gate.main(["--model", f"M={tmp_path / 'ev'}:{corpus}", "--out", str(tmp_path / "g.json")])
     assert rc == 2 and "differs from the scorer's" in capsys.readouterr().err
     assert not (tmp_path / "g.json").exists()
+
+
+def test_a_folder_that_decoded_other_recordings_is_refused(corpus, tmp_path, capsys):
+    _evaluate(corpus, tmp_path / "ev", 0.5)
+    other = tmp_path / "other"
+    other.mkdir()
+    rc = own_gate.main(["--model", f"M={tmp_path / 'ev'}:{other}", "--out", str(tmp_path / "g.json")])
+    assert rc == 2 and f"not a recording of {other}" in capsys.readouterr().err
+    # a recording whose hypothesis is gone is left out of the families, and the sums say so
+    from rt_eeg.sim.families import read_families
+
+    report = json.loads((tmp_path / "ev" / "report.json").read_text())
+    row = next(r for r in report["recordings"] if read_families(Path(r["edf"]))["seizure"])
+    Path(row["csv_bi"]).unlink()
+    rc = own_gate.main(["--model", f"M={tmp_path / 'ev'}:{corpus}", "--out", str(tmp_path / "g.json")])
+    assert rc == 2 and "differs from the scorer's" in capsys.readouterr().err

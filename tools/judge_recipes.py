@@ -43,6 +43,10 @@ positive): the mean DET-mean difference at least MIN_DET with the mean SELECT di
 MIN_SELECT and the mean onset difference at most MAX_ONSET_S s; or onsets GAIN_S s earlier at a
 SELECT loss of at most MAX_LOSS and a mean DET-mean difference of at least MIN_DET_B.
 
+``--det-max-flag-ratio R`` (amendment 53) reads every DET mean under the flagged-time limit: on
+each voice, only the trials whose time called seizure is at most R x the reference's seizure time
+(OVLP counts an alarm that never ends as one hit and no false alarm).
+
 ``--real`` (optional, per recipe, in the seeds' order) applies the veto. ``--latency-clause
 GAIN_S:MAX_LOSS`` (amendment 33) adds a second way to win: the seeds' mean onset (each seed's
 mean over voices of the median decision-epoch onset at its point) at least GAIN_S s earlier than
@@ -63,6 +67,7 @@ sys.path.insert(0, str(ROOT))
 from choose_candidate import best_within  # noqa: E402  (tools/, beside this file)
 
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
+from rt_eeg.tuning import flag_ratio_of  # noqa: E402
 
 #: False alarms per 24 h at which each voice's DET frontier is read (``--statistic det``)
 DET_RATES = (1.0, 2.0, 5.0, 10.0, 20.0)
@@ -72,28 +77,39 @@ VETO_AUC = 0.5
 MIN_MARGIN = 5.0
 
 
-def det_mean(trials: list[dict], voices: list[str], rates: tuple = DET_RATES) -> float:
+def det_mean(trials: list[dict], voices: list[str], rates: tuple = DET_RATES,
+             max_flag_ratio: float | None = None) -> float:  # fmt: skip
     """Each voice's best sensitivity within each rate over the trials, averaged (points).
 
     Parameters
     ----------
     trials : list of dict
         ``trials_pool`` of an operating_point.py result: per trial, ``corpora[voice]`` with
-        ``sensitivity`` (%) and ``fa_per_24h``.
+        ``sensitivity`` (%) and ``fa_per_24h`` (and ``flag_ratio`` for ``max_flag_ratio``).
     voices : list of str
     rates : tuple of float
         False alarms per 24 h; a voice with no trial within a rate scores 0 there.
+    max_flag_ratio : float, optional
+        Amendment 53: on each voice only trials whose time called seizure there is at most this
+        multiple of the reference's count (an alarm that never ends is one OVLP hit and no
+        false alarm, so it would otherwise buy the frontier its sensitivity).
     """
     per_voice = []
     for v in voices:
         pts = [t["corpora"][v] for t in trials]
+        if max_flag_ratio is not None:
+            if any("flag_ratio" not in p for p in pts):
+                raise ValueError(f"voice {v}: a trial without flag_ratio (tuned without "
+                                 "--max-flag-ratio, before amendment 52?)")
+            pts = [p for p in pts if flag_ratio_of(p) <= max_flag_ratio]
         best = [best_within(pts, r) for r in rates]
         per_voice.append(sum(b["sensitivity"] if b else 0.0 for b in best) / len(rates))
     return sum(per_voice) / len(per_voice)
 
 
-def seed_figures(op_json: Path) -> dict:
-    """One seed's SELECT mean and per-corpus figures at its chosen point, and its DET mean."""
+def seed_figures(op_json: Path, det_max_flag_ratio: float | None = None) -> dict:
+    """One seed's SELECT mean and per-corpus figures at its chosen point, and its DET mean
+    (under ``det_max_flag_ratio``, :func:`det_mean`)."""
     try:
         doc = json.loads(Path(op_json).read_text())
         chosen = doc["figures"]["chosen"]
@@ -106,7 +122,10 @@ def seed_figures(op_json: Path) -> dict:
     fa = sum(v["fa_per_24h"] for v in corpora.values()) / len(corpora)
     lat = [v["latency_median_s"] for v in corpora.values() if v.get("latency_median_s") is not None]
     try:
-        det = round(det_mean(doc["trials_pool"], list(corpora)), 2) if "trials_pool" in doc else None
+        det = (round(det_mean(doc["trials_pool"], list(corpora), max_flag_ratio=det_max_flag_ratio), 2)
+               if "trials_pool" in doc else None)  # fmt: skip
+    except ValueError as err:
+        raise SystemExit(f"{op_json}: {err}") from err
     except (KeyError, TypeError) as err:
         raise SystemExit(f"{op_json}: trials_pool without every voice's figures ({err!r})") from err
     return {
@@ -129,10 +148,12 @@ def chb01_auc(real_json: Path) -> float:
         raise SystemExit(f"{real_json}: no {VETO_PATIENT} patient-context AUC ({err!r})") from err
 
 
-def recipe(files: list[Path], real: list[Path] | None, statistic: str = "select") -> dict:
-    """Mean, spread and median seed of a recipe's seeds, by ``statistic`` (:data:`STATISTICS`)."""
+def recipe(files: list[Path], real: list[Path] | None, statistic: str = "select",
+           det_max_flag_ratio: float | None = None) -> dict:  # fmt: skip
+    """Mean, spread and median seed of a recipe's seeds, by ``statistic`` (:data:`STATISTICS`);
+    DET means under ``det_max_flag_ratio`` (:func:`det_mean`)."""
     key = STATISTICS[statistic]
-    seeds = [seed_figures(f) for f in files]
+    seeds = [seed_figures(f, det_max_flag_ratio) for f in files]
     if any(s[key] is None for s in seeds):
         raise SystemExit(f"--statistic {statistic}: a seed's result has no trials_pool")
     if real:
@@ -314,8 +335,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--statistic", choices=sorted(STATISTICS), default="select",
                     help="each seed's figure: its SELECT mean at its point (default) or its "
                          "DET mean over 1-20 FA/24 h (amendment 42)")  # fmt: skip
+    ap.add_argument("--det-max-flag-ratio", type=float, default=None, metavar="R",
+                    help="amendment 53: each voice's DET frontier only over trials whose time "
+                         "called seizure there is at most R x the reference's (needs trials "
+                         "with flag_ratio: operating_point.py --max-flag-ratio runs)")  # fmt: skip
     ap.add_argument("--out", type=Path, default=None, help="JSON to write")
     args = ap.parse_args(argv)
+    lim = args.det_max_flag_ratio
+    if lim is not None and not lim > 0:
+        raise SystemExit(f"--det-max-flag-ratio must be > 0, got {lim}")
     paired = _numbers(args.paired, "--paired", "MIN_MEAN:GAIN_S:MAX_LOSS")
     if paired and args.latency_clause:
         raise SystemExit("--paired has its own latency clause; drop --latency-clause")
@@ -337,15 +365,16 @@ def main(argv: list[str] | None = None) -> int:
     real = dict(_named(r) for r in args.real)
     ref_name, ref_files = _named(args.reference)
     cand_name, cand_files = _named(args.candidate)
-    ref = recipe(ref_files, real.get(ref_name), args.statistic)
-    cand = recipe(cand_files, real.get(cand_name), args.statistic)
+    ref = recipe(ref_files, real.get(ref_name), args.statistic, lim)
+    cand = recipe(cand_files, real.get(cand_name), args.statistic, lim)
     if means:
         verdict = judge_paired_means(ref, cand, means)
     elif paired:
         verdict = judge_paired(ref, cand, paired, det_clause)
     else:
         verdict = judge(ref, cand, clause)
-    out = {"reference": {ref_name: ref}, "candidate": {cand_name: cand}, **verdict}
+    out = {"reference": {ref_name: ref}, "candidate": {cand_name: cand}, "det_max_flag_ratio": lim,
+           **verdict}  # fmt: skip
     for name, r in ((ref_name, ref), (cand_name, cand)):
         per = ", ".join(f"{s[r['statistic']]:.1f}" for s in r["seeds"])
         det = "" if args.statistic == "det" or r["det_mean"] is None else f", DET mean {r['det_mean']:.1f}"

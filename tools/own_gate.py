@@ -3,11 +3,11 @@
 Reads ``rt-eeg evaluate`` output folders of one model on the own-distribution held-out corpora
 (O and O2: our simulator's TRAIN families on patients never seen) and the corpora themselves,
 and writes, as JSON, the union's OVLP sensitivity and false alarms per 24 h (the sums of each
-folder's NEDC OVLP counts, so the figures are the scorer's own) and, per seizure family (from
-each recording's ``.families.json`` sidecar, seizures in time order), how many were found:
-a reference seizure is found when a hypothesis SEIZ event of the same recording overlaps it
-(any-overlap, the way OVLP counts a hit; the per-family totals are checked against the
-scorer's hits so a mismatched corpus fails loudly).
+folder's NEDC OVLP counts, so the figures are the scorer's own) and, per seizure family, how many
+were found (``tools/model_card.py``'s ``per_family``, the model card's own count: each
+recording's ``.families.json`` sidecar, any-overlap the way OVLP counts a hit). The per-family
+totals are checked against the scorer's hits, and every decoded recording must lie under the
+corpus given, so a mismatched corpus fails loudly.
 
 Usage::
 
@@ -22,27 +22,25 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import defaultdict
 from pathlib import Path
 
-from rt_eeg.errors import RtEegError
-from rt_eeg.io.annotations.tusz_csv import read_csv_bi
-from rt_eeg.io.atomic import write_json_atomic
-from rt_eeg.sim.families import read_families
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/, for model_card
 
+from model_card import per_family as per_family_of  # noqa: E402
 
-def _seizures(annotation) -> list[tuple[float, float]]:
-    return sorted((e.start, e.stop) for e in annotation.events if e.label != "bckg")
+from rt_eeg.errors import RtEegError  # noqa: E402
+from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
 
 
 def score_corpus(eval_dir: Path, corpus: Path) -> dict:
-    """One corpus's OVLP counts (from ``report.json``) and its per-family found / seizures.
+    """One corpus's OVLP counts (from ``report.json``) and its per-family found / seizures
+    (:func:`model_card.per_family`), checked against the scorer's counts.
 
     Returns
     -------
     dict
         ``hits``, ``targets``, ``false_alarms``, ``hours`` and ``per_family``
-        (family -> {"found", "seizures"}).
+        (family -> {"found", "seizures", "sensitivity"}).
     """
     report_path = eval_dir / "report.json"
     if not report_path.is_file():
@@ -50,28 +48,20 @@ def score_corpus(eval_dir: Path, corpus: Path) -> dict:
     report = json.loads(report_path.read_text())
     if report["failed"]:
         raise RtEegError(f"{len(report['failed'])} recording(s) failed to decode", report_path)
+    root = corpus.resolve()
+    for row in report.get("recordings", []):
+        if not Path(row["edf"]).resolve().is_relative_to(root):
+            raise RtEegError(f"{row['edf']} was decoded there, not a recording of {corpus}", report_path)
     ovlp = report["scores"]["ovlp"]["seiz"]
-    per_family: dict[str, dict[str, int]] = defaultdict(lambda: {"found": 0, "seizures": 0})
-    n_ref = 0
-    for ref_path in sorted(corpus.rglob("*.csv_bi")):
-        refs = _seizures(read_csv_bi(ref_path))
-        families = read_families(ref_path.with_suffix(".edf"))["seizure"]
-        if len(families) != len(refs):
-            raise RtEegError(f"{len(refs)} seizures annotated but {len(families)} families in the sidecar", ref_path)
-        hyp_path = eval_dir / ref_path.name
-        if not hyp_path.is_file():
-            raise RtEegError("no hypothesis for this recording", hyp_path)
-        hyps = _seizures(read_csv_bi(hyp_path))
-        for (a, b), fam in zip(refs, families, strict=True):
-            per_family[fam]["seizures"] += 1
-            per_family[fam]["found"] += any(s < b and e > a for s, e in hyps)
-        n_ref += len(refs)
+    per_family = per_family_of(report)
+    n_ref = sum(v["seizures"] for v in per_family.values())
     found = sum(v["found"] for v in per_family.values())
+    # a recording without its sidecar or hypothesis is left out by per_family: caught here
     if n_ref != ovlp["targets"] or found != ovlp["hits"]:
         raise RtEegError(f"per-family count {found}/{n_ref} differs from the scorer's "
                          f"{ovlp['hits']}/{ovlp['targets']} (another corpus?)", eval_dir)  # fmt: skip
     return {"hits": ovlp["hits"], "targets": ovlp["targets"], "false_alarms": ovlp["false_alarms"],
-            "hours": report["hours"], "per_family": dict(sorted(per_family.items()))}  # fmt: skip
+            "hours": report["hours"], "per_family": per_family}  # fmt: skip
 
 
 def gate(pairs: list[tuple[Path, Path]], min_sens: float, max_fa: float) -> dict:

@@ -67,7 +67,7 @@ judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not d
     rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$1" --out "$WORK/eval_${1}_$c" --workers "$J" \
       ${fc:+--feature-cache "$fc"}
   done
-  tune5 "$1" strict _sel5 --fixed shipped="$WORK/k6/postprocess.toml"
+  [ -n "${TUNE5_SKIP:-}" ] || tune5 "$1" strict _sel5 --fixed shipped="$WORK/k6/postprocess.toml"
   [ -f "tools/results/real_checks_$1.json" ] ||
     python tools/real_checks.py --model "$WORK/$1" --no-bonn --out "tools/results/real_checks_$1.json"
 }
@@ -77,6 +77,18 @@ judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not d
 tune52() {  # K
   [ -f "tools/results/operating_point_$1_sel5f.json" ] ||
     tune5 "$1" strict_off _sel5f --max-flag-ratio 2 --fixed shipped="$WORK/k6/postprocess.toml"
+}
+# Amendment 53: every candidate from K29 on is judged as judge5 decodes it and tune52 tunes it
+judge53() {  # K
+  TUNE5_SKIP=1 judge5 "$1"
+  tune52 "$1"
+}
+# Amendment 53, looking back (chooses nothing): the seizure time K calls at its old _sel5 point on
+# the five voices -> tools/results/flagged_K_sel5.json (figures.point.tune_*.flag_ratio)
+flag53() {  # K
+  [ -f "tools/results/flagged_$1_sel5.json" ] ||
+    select_v2_tune "$WORK/$1" "$WORK/eval_$1" "tools/results/flagged_$1_sel5.json" /dev/null \
+      --score-only --fixed point="$WORK/op_$1_sel5.toml" > /dev/null
 }
 # $WORK/K_ship: K with its own SELECT v2 point (judge5's op_K_sel5.toml) as its postprocess.toml
 at_point() {  # K
@@ -162,7 +174,8 @@ xk6() {  # the sixth TRAIN corpus and trainX6.list
 # with paired_vs_k15p, k15s3p, k15p, k15ps1 (the AVX2 environment the scripts set, judged
 # 2026-11-27 in /work/sim/repro5) -> recipe_label_vs_k15p_paired.json; PAIRED_EXTRA: more
 # judge_recipes.py options (amendment 45: --det-clause 3:0:1); SUF: the operating-point files'
-# suffix when not _sel5 (amendment 52: SUF=_sel5f -> recipe_LABEL_vs_TAG_paired_sel5f.json)
+# suffix when not _sel5 (amendment 52: SUF=_sel5f -> recipe_LABEL_vs_TAG_paired_sel5f.json);
+# OUT_SUF: appended to the verdict's name
 paired_vs_k15r() {  # LABEL K_SEED3 K_SEED0 K_SEED1
   local label=$1 op=tools/results/operating_point_ rc=tools/results/real_checks_; shift
   local -a ref=(${PAIRED_REF:-k15s3r k15r k15rs1})
@@ -172,7 +185,7 @@ paired_vs_k15r() {  # LABEL K_SEED3 K_SEED0 K_SEED1
     --reference "$tag=$(csv_of "$op" "${SUF:-_sel5}.json" "${ref[@]}")" \
     --candidate "$label=$(csv_of "$op" "${SUF:-_sel5}.json" "$@")" \
     --real "$tag=$(csv_of "$rc" .json "${ref[@]}")" --real "$label=$(csv_of "$rc" .json "$@")" \
-    --out "tools/results/recipe_${label,,}_vs_${tag,,}_paired${SUF:-}.json"
+    --out "tools/results/recipe_${label,,}_vs_${tag,,}_paired${SUF:-}${OUT_SUF:-}.json"
 }
 paired_vs_k15p() { PAIRED_REF="k15s3p k15p k15ps1" PAIRED_TAG=K15P paired_vs_k15r "$@"; }
 # Amendment 48's six-seed rule: a recipe's seeds 3, 0, 1, 2, 4, 5 against the pinned K15 seeds of
@@ -180,6 +193,11 @@ paired_vs_k15p() { PAIRED_REF="k15s3p k15p k15ps1" PAIRED_TAG=K15P paired_vs_k15
 paired6_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
   PAIRED_REF="k15s3p k15p k15ps1 k15ps2 k15ps4 k15ps5" PAIRED_TAG=K15P6 \
     PAIRED_RULE="--paired-means 3.7:0:1:2:5:-2" paired_vs_k15r "$@"
+}
+# Amendment 53: the same rule on the _sel5f files with every DET mean read under the flagged-time
+# limit too -> recipe_label_vs_k15p6_paired_sel5f_detf.json (K28: adopted only if both pass)
+paired6f_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
+  SUF=_sel5f OUT_SUF=_detf PAIRED_EXTRA="--det-max-flag-ratio 2" paired6_vs_k15p "$@"
 }
 # One step alone, e.g. `bash tools/xgen_round.sh recipe3 k11` or `... judge k6r` (the
 # functions above with the corpora and stores already made), instead of the whole round.
