@@ -144,6 +144,32 @@ def test_sweep_under_the_flag_limit_ends_its_alarms():
     assert b["flag_ratio"] <= 2  # its alarm ends: a higher off level, or a top-k that dilutes the tail
 
 
+def test_sweep_grid_has_points_whose_alarms_end_over_a_high_background():
+    """Amendment 53: after the seizure every channel stays at 0.9, above 0.7 of any threshold the
+    grid has: at the old hysteresis ratios (0.5, 0.7) no point's alarm ends, so under the limit
+    the sweep fell back to an alarm held to the end; at 0.95 one ends and finds the seizure."""
+    from rt_eeg.io.annotations import Annotation
+    from rt_eeg.scoring.nedc import prepare_events
+    from rt_eeg.tuning import default_grid, ovlp_for, tune
+
+    ch = [f"C{i}" for i in range(4)]
+    probs = np.full((900, 4), 0.05)
+    probs[100:160] = 0.999
+    probs[160:] = 0.9
+    stored = [{"epoch_starts": np.arange(900.0), "probs": probs, "ch_names": ch, "duration": 900.0}]
+    refs = [prepare_events(Annotation(None, [Event(100.0, 160.0, "seiz")], 900.0))]
+    base = PostprocessConfig()
+    grid = default_grid(base)
+    old = [c for c in grid if c.threshold_off <= 0.7 * c.threshold_on + 1e-9]
+    assert 0 < len(old) < len(grid)
+    before, _ = tune(base, refs, stored, target_fa_per_24h=0.0, max_flag_ratio=2.0, configs=old)
+    assert ovlp_for(before, refs, stored)["flag_ratio"] > 2
+    after, _ = tune(base, refs, stored, target_fa_per_24h=0.0, max_flag_ratio=2.0)
+    r = ovlp_for(after, refs, stored)
+    assert r["sensitivity"] == 100 and r["fa_per_24h"] == 0 and r["flag_ratio"] <= 2
+    assert after.threshold_off > 0.9 >= 0.7 * after.threshold_on
+
+
 def test_evaluate_re_exports_the_operating_point_search():
     """The operating-point search moved to rt_eeg.tuning; the old imports still work."""
     from rt_eeg import evaluate, tuning
