@@ -19,9 +19,13 @@ Per seizure family, OVLP sensitivity is computed from each recording's
 ``.csv_bi`` hypothesis. Writes ``heldout`` into the model's ``manifest.json`` (atomically) and
 prints Markdown for the README.
 
+Each corpus also gets the seizure time its hypotheses call against the reference's
+(``time_called``): OVLP counts an alarm that never ends as one hit (protocol amendment 52).
+
 Usage::
 
     python tools/model_card.py --model models/default --work /work/sim/recipe
+    python tools/model_card.py --time-called /work/sim/report/eval_default_U ...   # table only
 """
 
 from __future__ import annotations
@@ -75,9 +79,42 @@ def _summary(report: dict, nd: int = 2) -> dict:
         "taes_sensitivity": _r(ta.get("sensitivity"), nd),
         "taes_fa_per_24h": _r(ta.get("fa_per_24h"), nd),
         "onset_latency_s": {k: _r(v, nd) for k, v in lat.items()},
+        "time_called": time_called(report),
         "postprocess": report.get("postprocess"),
         "command": report.get("command"),
     }
+
+
+def time_called(report: dict) -> dict | None:
+    """Seizure time the run's hypotheses call against the reference's seizure time, over its
+    scored recordings (protocol amendment 52: OVLP counts an alarm that never ends as one hit
+    and no false alarm; this does not). None when no recording has both files.
+
+    Returns
+    -------
+    dict or None
+        ``called_h``, ``reference_h``, ``ratio`` (called / reference; None without reference
+        seizures) and ``longest_event_s``, the longest SEIZ event called.
+    """
+    from rt_eeg.io.annotations import read_annotation
+
+    called = ref = longest = 0.0
+    n = 0
+    for row in report.get("recordings", []):
+        hyp, ref_path = row.get("csv_bi"), row.get("ref")
+        if row.get("status") == "failed" or not (hyp and ref_path):
+            continue
+        if not (Path(hyp).is_file() and Path(ref_path).is_file()):
+            continue
+        spans = [e.stop - e.start for e in read_csv_bi(hyp).events if e.label == "seiz"]
+        called += sum(spans)
+        longest = max([longest, *spans])
+        ref += sum(e.stop - e.start for e in read_annotation(ref_path).events if e.label != "bckg")
+        n += 1
+    if not n:
+        return None
+    return {"called_h": round(called / 3600, 2), "reference_h": round(ref / 3600, 2),
+            "ratio": round(called / ref, 2) if ref else None, "longest_event_s": round(longest, 1)}  # fmt: skip
 
 
 def _r(v, nd: int = 2):
@@ -113,11 +150,38 @@ def per_family(report: dict) -> dict:
             for k, v in sorted(fam.items())}  # fmt: skip
 
 
+def _print_time_called(dirs: list[Path]) -> int:
+    print("| evaluate folder | hours | OVLP sens. | TAES sens. | time called seizure | reference's | "
+          "ratio | longest event |")
+    print("|---|---|---|---|---|---|---|---|")
+    for d in dirs:
+        rp = d / "report.json"
+        try:
+            rep = json.loads(rp.read_text("utf-8"))
+        except (OSError, ValueError) as err:
+            print(f"model_card: {rp}: not an rt-eeg evaluate report ({err})", file=sys.stderr)
+            return 2
+        s, tc = _summary(rep), time_called(rep)
+        if tc is None:
+            print(f"model_card: {rp}: no recording with both its hypothesis and its reference", file=sys.stderr)
+            return 2
+        print(f"| {d} | {s['hours']} | {s['ovlp_sensitivity']} % | {s['taes_sensitivity']} % | "
+              f"{tc['called_h']} h | {tc['reference_h']} h | {tc['ratio']} | {tc['longest_event_s']:.0f} s |")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=str(ROOT / "models" / "default"))
-    ap.add_argument("--work", required=True)
+    ap.add_argument("--work", help="the recipe's work folder (eval_<corpus>/ of the model)")
+    ap.add_argument("--time-called", nargs="+", type=Path, metavar="EVAL_DIR",
+                    help="only print the seizure time each rt-eeg evaluate folder calls against "
+                         "the reference's (no manifest is written)")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.time_called:
+        return _print_time_called(args.time_called)
+    if not args.work:
+        ap.error("--work is required (unless --time-called)")
     model, work = Path(args.model), Path(args.work)
     manifest_path = model / "manifest.json"
     manifest = json.loads(manifest_path.read_text("utf-8"))
@@ -154,15 +218,18 @@ def main(argv=None) -> int:
     manifest["heldout"] = held
     write_json_atomic(manifest_path, manifest)
 
-    print("| corpus | hours | OVLP sens. | OVLP FA/24h | TAES sens. | onset latency median / p90 |")
-    print("|---|---|---|---|---|---|")
+    print("| corpus | hours | OVLP sens. | OVLP FA/24h | TAES sens. | onset latency median / p90 "
+          "| time called seizure / reference's (longest event) |")
+    print("|---|---|---|---|---|---|---|")
     for key in ROLES:
         h = held.get(key)
         if h:
-            lat = h["onset_latency_s"]
+            lat, tc = h["onset_latency_s"], h.get("time_called")
+            called = (f"{tc['called_h']} h / {tc['reference_h']} h ({tc['longest_event_s']:.0f} s)"
+                      if tc else "-")  # fmt: skip
             print(f"| {key}: {h['what']} | {h['hours']} | {h['ovlp_sensitivity']} % | "
                   f"{h['ovlp_fa_per_24h']} | {h['taes_sensitivity']} % | "
-                  f"{lat.get('median')} s / {lat.get('p90')} s |")  # fmt: skip
+                  f"{lat.get('median')} s / {lat.get('p90')} s | {called} |")  # fmt: skip
     for key in (k for k in ROLES if k != "O"):
         h = held.get(key)
         if h and h["per_family"]:
