@@ -44,7 +44,7 @@ def test_time_called_sums_the_hypotheses_against_the_reference(tmp_path):
     tc = model_card.time_called(json.loads((ev / "report.json").read_text()))
     # 68 + 100 s called against 60 s of seizure; the failed and the unreadable runs left out
     assert tc == {"called_h": round(168 / 3600, 2), "reference_h": round(60 / 3600, 2),
-                  "ratio": 2.8, "longest_event_s": 100.0}  # fmt: skip
+                  "called_s": 168.0, "reference_s": 60.0, "ratio": 2.8, "longest_event_s": 100.0}  # fmt: skip
     assert model_card.time_called({"recordings": []}) is None
 
 

@@ -43,13 +43,15 @@ def _evaluate(corpus: Path, ev: Path, hours: float) -> Counter:
             hyp = [Event(100.0, 110.0, "seiz")]
         write_csv_bi(ev / ref_path.name, hyp, ref.duration, bname=ref_path.stem)
         pairs.append((ref, read_csv_bi(ev / ref_path.name)))
-        rows.append({"edf": str(ref_path.with_suffix(".edf")), "csv_bi": str(ev / ref_path.name)})
+        rows.append({"edf": str(ref_path.with_suffix(".edf")), "csv_bi": str(ev / ref_path.name),
+                     "ref": str(ref_path)})  # fmt: skip
     report = {"failed": [], "hours": hours, "scores": score_pairs(pairs), "recordings": rows}
     (ev / "report.json").write_text(json.dumps(report))
     return found
 
 
 def test_union_and_per_family(corpus, tmp_path):
+    from rt_eeg.io.annotations import read_csv_bi
     from rt_eeg.sim.families import read_families
 
     found = _evaluate(corpus, tmp_path / "ev", 0.5)
@@ -66,6 +68,12 @@ def test_union_and_per_family(corpus, tmp_path):
     assert m["false_alarms"] == 2 * n_free and m["hours"] == 1.0
     assert m["union_sensitivity"] == round(100 * sum(found.values()) / sum(families.values()), 1)
     assert m["passes"] == (m["union_sensitivity"] >= 95 and m["union_fa_per_24h"] <= 1)
+    # hypotheses of 8 s per found seizure and 10 s per seizure-free recording, twice over
+    called_s = 2 * (8.0 * sum(found.values()) + 10.0 * n_free)
+    ref_s = 2 * sum(e.stop - e.start for p in corpus.rglob("*.csv_bi")
+                    for e in read_csv_bi(p).events if e.label != "bckg")  # fmt: skip
+    assert m["time_called_h"] == round(called_s / 3600, 2) and m["reference_seizure_h"] == round(ref_s / 3600, 2)
+    assert m["flag_ratio"] == round(called_s / ref_s, 2)
     per_family = m["corpora"][0]["per_family"]
     assert {f: v["seizures"] for f, v in per_family.items()} == dict(families)
     assert {f: v["found"] for f, v in per_family.items() if v["found"]} == dict(found)

@@ -93,8 +93,9 @@ def time_called(report: dict) -> dict | None:
     Returns
     -------
     dict or None
-        ``called_h``, ``reference_h``, ``ratio`` (called / reference; None without reference
-        seizures) and ``longest_event_s``, the longest SEIZ event called.
+        ``called_h``, ``reference_h`` (and unrounded, ``called_s``, ``reference_s``), ``ratio``
+        (called / reference; None without reference seizures) and ``longest_event_s``, the
+        longest SEIZ event called.
     """
     from rt_eeg.io.annotations import read_annotation
 
@@ -114,6 +115,7 @@ def time_called(report: dict) -> dict | None:
     if not n:
         return None
     return {"called_h": round(called / 3600, 2), "reference_h": round(ref / 3600, 2),
+            "called_s": round(called, 1), "reference_s": round(ref, 1),
             "ratio": round(called / ref, 2) if ref else None, "longest_event_s": round(longest, 1)}  # fmt: skip
 
 

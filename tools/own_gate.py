@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/, for model_card
 
 from model_card import per_family as per_family_of  # noqa: E402
+from model_card import time_called  # noqa: E402
 
 from rt_eeg.errors import RtEegError  # noqa: E402
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
@@ -61,7 +62,8 @@ def score_corpus(eval_dir: Path, corpus: Path) -> dict:
         raise RtEegError(f"per-family count {found}/{n_ref} differs from the scorer's "
                          f"{ovlp['hits']}/{ovlp['targets']} (another corpus?)", eval_dir)  # fmt: skip
     return {"hits": ovlp["hits"], "targets": ovlp["targets"], "false_alarms": ovlp["false_alarms"],
-            "hours": report["hours"], "per_family": per_family}  # fmt: skip
+            "hours": report["hours"], "per_family": per_family,
+            "time_called": time_called(report)}  # fmt: skip
 
 
 def gate(pairs: list[tuple[Path, Path]], min_sens: float, max_fa: float) -> dict:
@@ -73,8 +75,13 @@ def gate(pairs: list[tuple[Path, Path]], min_sens: float, max_fa: float) -> dict
     hours = sum(p["hours"] for p in parts)
     sens = 100.0 * hits / targets if targets else 0.0
     fa24 = fas * 24.0 / hours if hours else 0.0
+    # amendment 52: how long the alarms last, which the OVLP figures cannot see
+    tcs = [p["time_called"] for p in parts if p["time_called"]]
+    called, ref = sum(t["called_s"] for t in tcs) / 3600, sum(t["reference_s"] for t in tcs) / 3600
     return {"union_sensitivity": round(sens, 1), "union_fa_per_24h": round(fa24, 2), "hits": hits,
             "targets": targets, "false_alarms": fas, "hours": round(hours, 2),
+            "time_called_h": round(called, 2), "reference_seizure_h": round(ref, 2),
+            "flag_ratio": round(called / ref, 2) if ref else None,
             "passes": sens >= min_sens and fa24 <= max_fa, "corpora": parts}  # fmt: skip
 
 
@@ -106,7 +113,8 @@ def main(argv=None) -> int:
     write_json_atomic(args.out, out)
     for name, m in models.items():
         print(f"{name}: {m['union_sensitivity']} % at {m['union_fa_per_24h']} FA/24 h "
-              f"({m['hits']}/{m['targets']}, {m['false_alarms']} FA in {m['hours']} h): "
+              f"({m['hits']}/{m['targets']}, {m['false_alarms']} FA in {m['hours']} h; seizure called "
+              f"{m['time_called_h']} h of the reference's {m['reference_seizure_h']} h): "
               f"{'passes' if m['passes'] else 'fails'}")  # fmt: skip
     return 0
 

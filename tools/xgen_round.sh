@@ -90,10 +90,11 @@ flag53() {  # K
     select_v2_tune "$WORK/$1" "$WORK/eval_$1" "tools/results/flagged_$1_sel5.json" /dev/null \
       --score-only --fixed point="$WORK/op_$1_sel5.toml" > /dev/null
 }
-# $WORK/K_ship: K with its own SELECT v2 point (judge5's op_K_sel5.toml) as its postprocess.toml
+# $WORK/K_ship: K with its own SELECT v2 point (judge5's op_K_sel5.toml; POINT_SUF=_sel5f:
+# judge53's, under the flagged-time limit) as its postprocess.toml
 at_point() {  # K
   rm -rf "$WORK/$1_ship" && cp -r "$WORK/$1" "$WORK/$1_ship"
-  cp "$WORK/op_$1_sel5.toml" "$WORK/$1_ship/postprocess.toml"
+  cp "$WORK/op_$1${POINT_SUF:-_sel5}.toml" "$WORK/$1_ship/postprocess.toml"
 }
 # Amendment 37's own-distribution gate for K at its own point (at_point first): O and O2 decoded
 # with $WORK/K_ship (OWN: the folder holding O, O2 and their lists, default $WORK) ->
@@ -105,7 +106,8 @@ own_gate() {  # K
       rt-eeg evaluate --list "$own/$c.list" --model "$WORK/$1_ship" --out "$WORK/eval_${1}_ship_$c" --workers "$J"
   done
   python tools/own_gate.py --model "${1^^}=$WORK/eval_${1}_ship_O:$own/O,$WORK/eval_${1}_ship_O2:$own/O2" \
-    --note "amendment 37's gate, $1 at its own SELECT v2 point (op_$1_sel5.toml)" --out "tools/results/own_gate_$1.json"
+    --note "amendment 37's gate, $1 at its own SELECT v2 point (op_$1${POINT_SUF:-_sel5}.toml)" \
+    --out "tools/results/own_gate_$1.json"
 }
 # The N-seed rule on SELECT v2 (amendments 23 and 29-30) for recipe NAME against REF's first
 # N = NSEEDS seeds (REF defaults to K6's recipe, whose seed 0 folder is k6r) -> OUT_JSON;
