@@ -202,6 +202,39 @@ def test_det_mean_under_the_flag_limit_drops_alarms_that_do_not_end(tmp_path, ca
         main(["--reference", f"R={old}", "--candidate", f"C={old}", "--det-max-flag-ratio", "nan"])
 
 
+def test_single_model_against_the_seeds_mean(tmp_path, capsys):
+    """Amendments 32 / 54: an ensemble replaces when it leads the seeds' mean by more than the
+    margin at a DET mean not below theirs; more than one candidate file is refused."""
+    def one(name, chosen, second):
+        return str(_op_trials(tmp_path / f"{name}.json",
+                              [{"A": (0.0, chosen), "B": (0.0, chosen)}, {"A": (4.0, second), "B": (9.0, second)}]))  # fmt: skip
+
+    ref = ",".join(one(f"r{i}", 30.0 + 2 * i, 40.0) for i in range(3))  # seeds 30, 32, 34: mean 32
+
+    def verdict(chosen, second):
+        out = tmp_path / "v.json"
+        main(["--reference", f"R={ref}", "--candidate", f"E={one('e', chosen, second)}",
+              "--single-margin", "5", "--out", str(out)])  # fmt: skip
+        return json.loads(out.read_text())
+
+    v = verdict(37.5, 40.0)
+    assert v["lead"] == 5.5 and v["replaces_reference"] and v["det_difference"] >= 0
+    assert "E leads by +5.5 points (margin 5)" in capsys.readouterr().out
+    assert not verdict(37.0, 40.0)["replaces_reference"]  # 5.0 is not more than the margin
+    # its point at 4-9 FA/24 h, nothing but 10 % below that: the frontier lower at 1-2 FA/24 h
+    low = str(_op_trials(tmp_path / "low.json", [{"A": (4.0, 37.5), "B": (9.0, 37.5)},
+                                                 {"A": (0.0, 10.0), "B": (0.0, 10.0)}]))  # fmt: skip
+    out = tmp_path / "low_v.json"
+    main(["--reference", f"R={ref}", "--candidate", f"E={low}", "--single-margin", "5", "--out", str(out)])
+    v = json.loads(out.read_text())
+    assert v["by_select"] and v["det_difference"] < 0 and not v["replaces_reference"]
+    with pytest.raises(SystemExit, match="judges one model"):
+        main(["--reference", f"R={ref}", "--candidate", f"E={ref}", "--single-margin", "5"])
+    with pytest.raises(SystemExit, match="rule of its own"):
+        main(["--reference", f"R={ref}", "--candidate", f"E={ref}", "--single-margin", "5",
+              "--paired", "5:2:5"])  # fmt: skip
+
+
 def test_statistic_det_judges_by_the_det_mean(tmp_path, capsys):
     def seeds(name, gains):
         return ",".join(

@@ -198,6 +198,23 @@ def judge(reference: dict, candidate: dict, latency_clause: tuple[float, float] 
     return out | {"replaces_reference": bool(wins and not candidate["vetoed"])}
 
 
+def judge_single(reference: dict, candidate: dict, margin: float) -> dict:
+    """Amendments 32 and 54: one model (an ensemble of the reference's seeds) against the mean of
+    the reference's seeds. It replaces iff its statistic exceeds the seeds' mean by more than
+    ``margin`` points, its DET mean is not below theirs, and no veto."""
+    if len(candidate["seeds"]) != 1:
+        raise SystemExit(f"--single-margin judges one model, got {len(candidate['seeds'])} files")
+    c = candidate["seeds"][0]
+    if c["det_mean"] is None or reference["det_mean"] is None:
+        raise SystemExit("--single-margin needs every file's DET mean (its trials_pool)")
+    lead = candidate["mean"] - reference["mean"]
+    det = c["det_mean"] - reference["det_mean"]
+    by_select, det_ok = lead > margin, det >= 0
+    return {"lead": round(lead, 2), "margin": margin, "det_difference": round(det, 2),
+            "by_select": bool(by_select), "det_not_lower": bool(det_ok),
+            "replaces_reference": bool(by_select and det_ok and not candidate["vetoed"])}  # fmt: skip
+
+
 def _pairs(reference: dict, candidate: dict, need_det: bool, flag: str) -> dict:
     """Seed-by-seed differences, candidate minus reference: the statistic's, the onsets' (where
     both seeds have one) and, with ``need_det``, the DET means'."""
@@ -332,6 +349,10 @@ def main(argv: list[str] | None = None) -> int:
                          "mean SELECT difference >= MIN_SELECT and the mean onset difference <= "
                          "MAX_ONSET_S; or when onsets are GAIN_S s earlier, the SELECT loss at "
                          "most MAX_LOSS and the mean DET difference >= MIN_DET_B")  # fmt: skip
+    ap.add_argument("--single-margin", type=float, default=None, metavar="M",
+                    help="amendments 32 / 54: the candidate is one model (e.g. an ensemble of the "
+                         "reference's seeds); it replaces when its figure exceeds the seeds' mean "
+                         "by more than M points at a DET mean not below theirs")  # fmt: skip
     ap.add_argument("--statistic", choices=sorted(STATISTICS), default="select",
                     help="each seed's figure: its SELECT mean at its point (default) or its "
                          "DET mean over 1-20 FA/24 h (amendment 42)")  # fmt: skip
@@ -355,6 +376,10 @@ def main(argv: list[str] | None = None) -> int:
                      "MIN_DET:MIN_SELECT:MAX_ONSET_S:GAIN_S:MAX_LOSS:MIN_DET_B")  # fmt: skip
     if means and (paired or args.latency_clause):
         raise SystemExit("--paired-means is a rule of its own; drop --paired / --latency-clause")
+    single = args.single_margin
+    if single is not None and (means or paired or args.latency_clause):
+        raise SystemExit("--single-margin is a rule of its own; drop --paired / --paired-means / "
+                         "--latency-clause")  # fmt: skip
     clause = None
     if args.latency_clause:
         try:
@@ -367,7 +392,9 @@ def main(argv: list[str] | None = None) -> int:
     cand_name, cand_files = _named(args.candidate)
     ref = recipe(ref_files, real.get(ref_name), args.statistic, lim)
     cand = recipe(cand_files, real.get(cand_name), args.statistic, lim)
-    if means:
+    if single is not None:
+        verdict = judge_single(ref, cand, single)
+    elif means:
         verdict = judge_paired_means(ref, cand, means)
     elif paired:
         verdict = judge_paired(ref, cand, paired, det_clause)
@@ -381,7 +408,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: seeds {per}: mean {r['mean']:.1f} % ({r['statistic']}), spread "
               f"{r['spread']:.1f}, onset {r['onset_mean_s']} s{det}" + (" (vetoed)" if r["vetoed"] else ""))
     verdict = "replaces" if out["replaces_reference"] else "does not replace"
-    if paired or means:
+    if single is not None:
+        print(f"{cand_name} leads by {out['lead']:+.1f} points (margin {single:g}), DET mean "
+              f"{out['det_difference']:+.1f}: {verdict} {ref_name}")  # fmt: skip
+    elif paired or means:
         pr, onset = out["paired"], out["paired"]["mean_onset_difference_s"]
         print(f"{cand_name} minus {ref_name}, seed by seed: "
               f"{', '.join(f'{d:+.1f}' for d in pr['differences'])} (mean "
