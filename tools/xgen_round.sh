@@ -196,6 +196,18 @@ paired6_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
   PAIRED_REF="k15s3p k15p k15ps1 k15ps2 k15ps4 k15ps5" PAIRED_TAG=K15P6 \
     PAIRED_RULE="--paired-means 3.7:0:1:2:5:-2" paired_vs_k15r "$@"
 }
+# Amendment 54: one model K (an ensemble of the six pinned K15 seeds) against those seeds' mean,
+# all under the flagged-time limit (_sel5f points, DET under the limit): more than 5.0 points
+# ahead at a DET mean not below theirs, no veto -> recipe_label_vs_k15p6_single.json
+single_vs_k15p6() {  # LABEL K
+  local op=tools/results/operating_point_ rc=tools/results/real_checks_
+  local -a ref=(k15s3p k15p k15ps1 k15ps2 k15ps4 k15ps5)
+  python tools/judge_recipes.py --single-margin 5 --det-max-flag-ratio 2 \
+    --reference "K15P6=$(printf "$op%s_sel5f.json\n" "${ref[@]}" | paste -sd,)" \
+    --candidate "$1=${op}$2_sel5f.json" \
+    --real "K15P6=$(printf "$rc%s.json\n" "${ref[@]}" | paste -sd,)" --real "$1=$rc$2.json" \
+    --out "tools/results/recipe_${1,,}_vs_k15p6_single.json"
+}
 # Amendment 53: the same rule on the _sel5f files with every DET mean read under the flagged-time
 # limit too -> recipe_label_vs_k15p6_paired_sel5f_detf.json (K28: adopted only if both pass)
 paired6f_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
