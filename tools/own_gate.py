@@ -40,8 +40,8 @@ def score_corpus(eval_dir: Path, corpus: Path) -> dict:
     Returns
     -------
     dict
-        ``hits``, ``targets``, ``false_alarms``, ``hours`` and ``per_family``
-        (family -> {"found", "seizures", "sensitivity"}).
+        ``hits``, ``targets``, ``false_alarms``, ``hours``, ``per_family`` (family ->
+        {"found", "seizures", "sensitivity"}) and ``time_called`` (:func:`model_card.time_called`).
     """
     report_path = eval_dir / "report.json"
     if not report_path.is_file():
