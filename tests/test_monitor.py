@@ -273,6 +273,35 @@ def test_live_window_goes_stale_then_recovers_and_ends(qapp, rng):
     win.close()
 
 
+def test_state_badge_shows_its_whole_text_in_every_state(qapp, rng):
+    """A shown window that goes from LIVE to END OF STREAM and is grabbed at once (the headless
+    run's last screenshot): the badge was laid out for LIVE and cut its text to "ID OF STREA"."""
+    from pyqtgraph.Qt import QtWidgets
+
+    from rt_eeg.monitor.panels import _STATE_STYLE
+    from rt_eeg.monitor.window import MonitorWindow
+
+    ch = list(TCP_22)
+    win = MonitorWindow(ch, SFREQ, clock=FakeClock(), window_s=10.0)
+    win.show()
+    QtWidgets.QApplication.processEvents()
+    win.push_signal(0.0, eeg(25, len(ch), rng))
+    win.tick()
+    win.grab_image()
+    QtWidgets.QApplication.processEvents()
+    label = win._state_label
+    assert win.state == "live" and label.text() == "LIVE"
+    width = label.width()
+    win.mark_eos()
+    win.tick()
+    win.grab_image()  # no event loop turn in between
+    assert label.text() == "END OF STREAM"
+    widest = max(label.fontMetrics().horizontalAdvance(t) for t, _ in _STATE_STYLE.values())
+    assert label.contentsRect().width() >= widest
+    assert label.width() == width  # sized once: the top bar does not jump when the state changes
+    win.close()
+
+
 def test_live_seizure_banner_and_event_list(qapp, rng):
     from rt_eeg.monitor.window import MonitorWindow
 

@@ -26,6 +26,24 @@ _STATE_STYLE = {
 }
 
 
+#: The state badge's look beside its colours (its font is the one its width is measured in).
+_BADGE_STYLE = "font-size:15pt;font-weight:bold;padding:4px 10px;border-radius:4px"
+_BADGE_PAD_PX = 2 * 10 + 8  # the horizontal padding above, and a margin
+
+
+def badge_width(label: QtWidgets.QLabel) -> int:
+    """Width (px) that shows every state's text in the badge's font.
+
+    Sized once for the widest text: a shown window re-lays out only on an event-loop turn, so a
+    badge that grew with its text was grabbed cut ("ID OF STREA") when the stream ended, and the
+    top bar would jump at each change of state.
+    """
+    label.setStyleSheet(_BADGE_STYLE)
+    label.ensurePolished()
+    fm = label.fontMetrics()
+    return max(fm.horizontalAdvance(text) for text, _ in _STATE_STYLE.values()) + _BADGE_PAD_PX
+
+
 class _Panels:
     """Mixin: the banners and panels of :class:`~rt_eeg.monitor.window.MonitorWindow`."""
 
@@ -74,9 +92,7 @@ class _Panels:
         key = (self.state, text)
         if self._drawn.get("state") != key:
             self._state_label.setText(text)
-            self._state_label.setStyleSheet(
-                f"{style};font-size:15pt;font-weight:bold;padding:4px 10px;border-radius:4px"
-            )
+            self._state_label.setStyleSheet(f"{style};{_BADGE_STYLE}")
             self._drawn["state"] = key
         # NO DATA / STALE banner.
         if self.state in ("stale", "waiting"):

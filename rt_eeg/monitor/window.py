@@ -30,7 +30,7 @@ from pyqtgraph.Qt import QtCore, QtGui, QtWidgets
 from rt_eeg.io.atomic import atomic_path
 from rt_eeg.monitor.channel_view import _ChannelView
 from rt_eeg.monitor.model import DecisionStore, SignalArray, SignalHistory
-from rt_eeg.monitor.panels import _Panels
+from rt_eeg.monitor.panels import _Panels, badge_width
 from rt_eeg.monitor.plot_items import (
     BACKGROUND_ALPHA,
     BCKG_RGB,
@@ -168,7 +168,7 @@ class MonitorWindow(_ChannelView, _Panels, QtWidgets.QWidget):
 
         bar = QtWidgets.QHBoxLayout()
         self._state_label = QtWidgets.QLabel()
-        self._state_label.setMinimumWidth(150)
+        self._state_label.setFixedWidth(badge_width(self._state_label))
         self._state_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         bar.addWidget(self._state_label)
         self._pos_label = QtWidgets.QLabel()
