@@ -28,9 +28,9 @@
 # Real EEG nobody on the team made (tools/real_checks.py): CHB-MIT ictal vs pre-ictal of
 # patient chb01 can veto a variant that ranks pre-ictal EEG above seizures (AUC < 0.5);
 # patient chb03, the TUH background recordings and the Bonn sets choose nothing.
-# About 3 hours on 2 idle CPU cores: our corpora ~10 min, the independent generators' ~80 min,
-# the feature store ~50 min, training ~2 min, the SELECT v2 corpora and tuning ~12 min, the
-# held-out evaluations ~25 min.
+# On a fresh 2-core machine (2026-11-28, beside other work): our corpora 17 min, the independent
+# generators' 47 min, the feature store 10 min, training 105 s, the SELECT v2 decodes and tuning
+# 21 min, then the held-out evaluations (about 25 min idle).
 set -euo pipefail
 # One numeric environment on every x86-64 machine (README "Reproducibility across CPUs"): numpy's
 # SIMD level and OpenBLAS's kernels move the simulated corpora, oneDNN's the training; all three
