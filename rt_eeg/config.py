@@ -144,7 +144,9 @@ class PipelineConfig:
     heartbeat_s : float
         Interval of stage heartbeats.
     dead_after_s : float
-        A stage silent for this long (or exited) is restarted.
+        A stage silent for this long is restarted (one that exits is restarted at once). 5 s,
+        as the ward's: a restart loses what is queued in the stage, so two missed heartbeats
+        on a loaded machine must not cause one.
     ready_timeout_s : float
         How long the supervisor waits for every stage to report ready.
     data_hwm : int
@@ -164,7 +166,7 @@ class PipelineConfig:
     device: str = "auto"
     transport: str = "ipc"
     heartbeat_s: float = 1.0
-    dead_after_s: float = 2.0
+    dead_after_s: float = 5.0
     ready_timeout_s: float = 120.0
     data_hwm: int = 200
     display_hwm: int = 20
@@ -199,9 +201,9 @@ class PipelineConfig:
         for name, ep in d.get("endpoints", {}).items():
             if not isinstance(ep, str):
                 raise ValueError(f"endpoints.{name} must be a string, got {ep!r}")
-        if d.get("dead_after_s", 2.0) <= d.get("heartbeat_s", 1.0):
+        if d.get("dead_after_s", 5.0) <= d.get("heartbeat_s", 1.0):
             raise ValueError(
-                f"dead_after_s ({d.get('dead_after_s', 2.0)!r}) must exceed heartbeat_s "
+                f"dead_after_s ({d.get('dead_after_s', 5.0)!r}) must exceed heartbeat_s "
                 f"({d.get('heartbeat_s', 1.0)!r})"
             )
         if post is not None:

@@ -152,7 +152,7 @@ def test_killed_headless_monitor_does_not_disturb_detection(
 
     from rt_eeg.pipeline.supervisor import Supervisor
 
-    # A generous heartbeat timeout: on a loaded machine a stage can stall past the 2 s default,
+    # A generous heartbeat timeout: on a loaded machine a stage can stall past the 5 s default,
     # and a restart here would be load, not the monitor's death (what this test is about).
     cfg = PipelineConfig(model=str(model_dir), device="cpu", dead_after_s=15.0)
     sup = Supervisor(recording, tmp_path / "live", speed=5.0, config=cfg, monitor="headless",
