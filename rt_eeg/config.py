@@ -201,11 +201,9 @@ class PipelineConfig:
         for name, ep in d.get("endpoints", {}).items():
             if not isinstance(ep, str):
                 raise ValueError(f"endpoints.{name} must be a string, got {ep!r}")
-        if d.get("dead_after_s", 5.0) <= d.get("heartbeat_s", 1.0):
-            raise ValueError(
-                f"dead_after_s ({d.get('dead_after_s', 5.0)!r}) must exceed heartbeat_s "
-                f"({d.get('heartbeat_s', 1.0)!r})"
-            )
+        dead, beat = d.get("dead_after_s", cls.dead_after_s), d.get("heartbeat_s", cls.heartbeat_s)
+        if dead <= beat:
+            raise ValueError(f"dead_after_s ({dead!r}) must exceed heartbeat_s ({beat!r})")
         if post is not None:
             if not isinstance(post, dict):
                 raise ValueError(f"postprocess must be a table, got {post!r}")
