@@ -297,12 +297,15 @@ def ward_from_dict(data: dict, base: Path | None = None) -> WardConfig:
             _check_postprocess(post)
         except ValueError as err:
             raise ValueError(f"ward.{err}") from None
-    if ward.get("dead_after_s", 5.0) <= ward.get("heartbeat_s", 1.0):
-        raise ValueError(f"ward.dead_after_s ({ward.get('dead_after_s', 5.0)!r}) must exceed "
-                         f"ward.heartbeat_s ({ward.get('heartbeat_s', 1.0)!r})")
-    if ward.get("no_data_after_s", 10.0) < ward.get("stale_after_s", 3.0):
+    def get(key):  # the file's value, else WardConfig's default (stated once, there)
+        return ward.get(key, getattr(WardConfig, key))
+
+    if get("dead_after_s") <= get("heartbeat_s"):
+        raise ValueError(f"ward.dead_after_s ({get('dead_after_s')!r}) must exceed "
+                         f"ward.heartbeat_s ({get('heartbeat_s')!r})")
+    if get("no_data_after_s") < get("stale_after_s"):
         raise ValueError("ward.no_data_after_s must be >= ward.stale_after_s")
-    if ward.get("backoff_max_s", 60.0) < ward.get("backoff_s", 1.0):
+    if get("backoff_max_s") < get("backoff_s"):
         raise ValueError("ward.backoff_max_s must be >= ward.backoff_s")
     beds_raw = data.get("bed", [])
     if not isinstance(beds_raw, list):
