@@ -2,12 +2,15 @@
 
 Usage::
 
-    python tools/bench_decoder.py [--model models/default] [--device cpu|gpu|auto]
-                                  [--channels 22] [--epochs 300] [--out FILE]
+    python tools/bench_decoder.py [--model models/default [--model OTHER ...]] [--rounds 2]
+                                  [--device cpu|gpu|auto] [--channels 22] [--epochs 300]
+                                  [--note TEXT] [--out FILE]
 
 Without ``--model`` an untrained model of each architecture (``frame_lstm_veto`` with its
 ``context_history`` inputs, the others ``maxabs``) is written to a temporary folder
-(latency does not depend on the weights). Writes JSON (default
+(latency does not depend on the weights). Several ``--model`` folders are measured
+alternately, ``--rounds`` times each, so that a shared machine's load falls on all of them
+alike; ``summary`` then holds each model's median over the rounds. Writes JSON (default
 ``tools/results/bench_decoder.json``) and prints a short summary. ``--device gpu`` on a
 machine without a GPU records the refusal in the JSON and exits 2.
 """
@@ -83,15 +86,42 @@ def bench_one(model_dir: Path, device: str, n_ch: int, n_epochs: int, batch_seco
     }
 
 
+def summarise(runs: list[dict]) -> list[dict]:
+    """Each model's median p50 latency and batch rate over its rounds, in first-seen order."""
+    by_model: dict[str, list[dict]] = {}
+    for r in runs:
+        by_model.setdefault(r["model"], []).append(r)
+    return [
+        {
+            "model": m,
+            "n_params": rs[0]["n_params"],
+            "rounds": len(rs),
+            "latency_epoch_p50_ms": round(float(np.median([r["latency_epoch_ms"]["p50"] for r in rs])), 3),
+            "epochs_per_second": round(float(np.median([r["batch"]["epochs_per_second"] for r in rs])), 1),
+        }
+        for m, rs in by_model.items()
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--model", default=None, help="model folder (default: untrained models)")
+    p.add_argument(
+        "--model", action="append", default=None,
+        help="model folder; repeat to compare models (default: untrained models)",
+    )
+    p.add_argument("--rounds", type=int, default=1, help="times each model is measured, alternately")
+    p.add_argument("--note", default=None, help="free text kept in the JSON (what was compared, why)")
     p.add_argument("--device", default="cpu", choices=("auto", "cpu", "gpu"))
     p.add_argument("--channels", type=int, default=22)
     p.add_argument("--epochs", type=int, default=300, help="streamed epochs timed")
     p.add_argument("--batch-seconds", type=float, default=3600.0, help="recording length for batch")
     p.add_argument("--out", default=str(ROOT / "tools" / "results" / "bench_decoder.json"))
     args = p.parse_args(argv)
+    if args.rounds < 1:
+        p.error(f"--rounds must be >= 1, got {args.rounds}")
+    for m in args.model or []:
+        if not Path(m).is_dir():
+            p.error(f"--model {m}: no such model folder")
 
     from rt_eeg.runtime import import_tensorflow, quiet_native_stderr
 
@@ -107,10 +137,12 @@ def main(argv: list[str] | None = None) -> int:
         "tensorflow": tf.__version__,
         "runs": [],
     }
+    if args.note:
+        result["note"] = args.note
     code = 0
     with tempfile.TemporaryDirectory() as tmp:
         models = (
-            [Path(args.model)]
+            [Path(m) for m in args.model]
             if args.model
             else [
                 write_untrained_model(
@@ -120,13 +152,14 @@ def main(argv: list[str] | None = None) -> int:
             ]
         )
         try:
-            for m in models:
-                result["runs"].append(
-                    bench_one(m, args.device, args.channels, args.epochs, args.batch_seconds)
-                )
+            for rnd in range(args.rounds):
+                for m in models:
+                    run = bench_one(m, args.device, args.channels, args.epochs, args.batch_seconds)
+                    result["runs"].append({"round": rnd, **run})
         except RtEegError as err:
             result["error"] = str(err)
             code = 2
+    result["summary"] = summarise(result["runs"])
     write_json_atomic(args.out, result)
     for r in result["runs"]:
         lat, b = r["latency_epoch_ms"], r["batch"]
@@ -135,6 +168,12 @@ def main(argv: list[str] | None = None) -> int:
             f"p99 {lat['p99']} ms; batch {b['epochs_per_second']} epochs/s "
             f"({b['realtime_factor']}x real time)"
         )
+    if args.rounds > 1 or len(models) > 1:
+        for row in result["summary"]:
+            print(
+                f"{row['model']}: median over {row['rounds']} round(s): p50 {row['latency_epoch_p50_ms']} ms, "
+                f"{row['epochs_per_second']} epochs/s"
+            )
     if "error" in result:
         print(f"error: {result['error']}", file=sys.stderr)
     print(f"wrote {args.out}")
