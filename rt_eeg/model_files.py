@@ -59,25 +59,31 @@ def rehash_model(model_dir: str | os.PathLike) -> None:
     write_json_atomic(path, manifest)
 
 
-def verify_model_files(model_dir: str | os.PathLike) -> None:
+def verify_model_files(model_dir: str | os.PathLike) -> dict | None:
     """Refuse a model folder whose files differ from the hashes in its manifest.
 
     A model saved before ``files_sha256`` existed loads with a logged warning (its
     ``model.tflite``, if any, is then not used: nothing vouches for it). A manifest that is
     not valid JSON is left to the caller's manifest check.
+
+    Returns
+    -------
+    dict or None
+        The manifest as parsed for the check (None when it could not be read as a JSON
+        object), so that a caller uses the very manifest whose hashes were verified.
     """
     model_dir = Path(model_dir)
     try:
         manifest = json.loads((model_dir / MANIFEST_FILE).read_text("utf-8"))
         expected = manifest.get("files_sha256")
     except (OSError, ValueError, AttributeError):
-        return
+        return None
     if expected is None:
         logging.getLogger("rt_eeg.decoder").warning(
             "%s: manifest predates file hashes (files_sha256); model files not verified",
             model_dir / MANIFEST_FILE,
         )
-        return
+        return manifest
     allowed = set(HASHED_FILES) | set(OPTIONAL_HASHED_FILES)
     if not isinstance(expected, dict) or not set(HASHED_FILES) <= set(expected) <= allowed:
         raise RtEegError(
@@ -102,6 +108,7 @@ def verify_model_files(model_dir: str | os.PathLike) -> None:
                 f"({str(expected[name])[:12]}...): modified or replaced, refusing to load",
                 model_dir / name,
             )
+    return manifest
 
 
 def lite_model_path(model_dir: str | os.PathLike, manifest: dict) -> Path | None:

@@ -241,7 +241,8 @@ def test_models_record_and_verify_file_hashes(model_dir, tmp_path, caplog):
 
     manifest = json.loads((model_dir / "manifest.json").read_text())
     assert manifest["files_sha256"] == model_file_hashes(model_dir)
-    Decoder(model_dir, device="cpu")  # intact: loads
+    # intact: loads, and uses the very manifest whose hashes were checked
+    assert Decoder(model_dir, device="cpu").manifest == manifest
     # one flipped byte in the weights archive: refused before Keras sees it
     bad = _copy_model(model_dir, tmp_path / "tampered")
     data = bytearray((bad / "model.keras").read_bytes())
@@ -261,14 +262,19 @@ def test_models_record_and_verify_file_hashes(model_dir, tmp_path, caplog):
     del m["files_sha256"]
     (old / "manifest.json").write_text(json.dumps(m))
     caplog.set_level(logging.WARNING, logger="rt_eeg.decoder")
-    Decoder(old, device="cpu")
+    assert Decoder(old, device="cpu").manifest == m
     assert any("predates file hashes" in r.getMessage() for r in caplog.records)
 
 
 def test_bundled_model_hashes_match():
+    import json
+
     from rt_eeg.decoder import verify_model_files
 
-    verify_model_files(ROOT / "models" / "default")  # raises if the committed files changed
+    # raises if the committed files changed; returns the manifest it checked
+    checked = verify_model_files(ROOT / "models" / "default")
+    on_disk = json.loads((ROOT / "models" / "default" / "manifest.json").read_text())
+    assert checked == on_disk
 
 
 def test_random_bytes_model_is_not_a_valid_model(model_dir, tmp_path):

@@ -89,7 +89,8 @@ class Decoder:
         for name in (MODEL_FILE, FEATURES_FILE, MANIFEST_FILE):
             if not (self.model_dir / name).is_file():
                 raise RtEegError(f"model folder has no {name}", self.model_dir)
-        verify_model_files(self.model_dir)  # before anything in the folder is parsed
+        # before anything else in the folder is parsed; the manifest it checked is the one used
+        verified = verify_model_files(self.model_dir)
         running = feature_config if feature_config is not None else FeatureConfig()
         saved = FeatureConfig.load(self.model_dir / FEATURES_FILE)
         if saved != running:
@@ -100,7 +101,11 @@ class Decoder:
             )
         self.feature_config = running
         try:
-            self.manifest = json.loads((self.model_dir / MANIFEST_FILE).read_text("utf-8"))
+            self.manifest = (
+                verified
+                if verified is not None
+                else json.loads((self.model_dir / MANIFEST_FILE).read_text("utf-8"))
+            )
             dec = self.manifest["decoder"]
             self.normalisation = str(dec["normalisation"])
             geometry = (int(dec["frames_per_epoch"]), int(dec["window_epochs"]))
