@@ -51,9 +51,10 @@ def _member_manifest(path: Path) -> dict:
     for name in (MODEL_FILE, FEATURES_FILE, MANIFEST_FILE):
         if not (path / name).is_file():
             raise RtEegError(f"ensemble member has no {name}", path)
-    verify_model_files(path)
+    manifest = verify_model_files(path)  # the manifest it checked, or None when unreadable
     try:
-        manifest = json.loads((path / MANIFEST_FILE).read_text("utf-8"))
+        if manifest is None:
+            manifest = json.loads((path / MANIFEST_FILE).read_text("utf-8"))
         manifest["decoder"]["normalisation"]
     except (ValueError, KeyError, TypeError) as err:
         raise RtEegError(f"ensemble member manifest is not valid ({err})", path) from err

@@ -4,7 +4,6 @@ private state, taken over from a killed predecessor (also used by ``rt-eeg serve
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
@@ -101,14 +100,10 @@ def check_model(model: Path) -> None:
     """The model folder's files against its manifest (hashes, the LiteRT twin's source):
     the source no longer waits for the decoder, so a tampered or stale model must fail
     here, before any process starts, not after streaming began. Milliseconds."""
-    from rt_eeg.model_files import MANIFEST_FILE, lite_model_path, verify_model_files
+    from rt_eeg.model_files import lite_model_path, verify_model_files
 
     if not (model / "model.keras").is_file():
         raise RtEegError("model folder has no model.keras", model)
-    verify_model_files(model)
-    try:
-        manifest = json.loads((model / MANIFEST_FILE).read_text("utf-8"))
-    except (OSError, ValueError):
-        return  # the decoder stage reports a missing or broken manifest
-    if isinstance(manifest, dict):
+    manifest = verify_model_files(model)
+    if manifest is not None:  # None: the decoder stage reports a missing or broken manifest
         lite_model_path(model, manifest)
