@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("bench_decoder", ROOT / "tools" / "bench_decoder.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+import bench_decoder  # noqa: E402
 
 
 def test_two_models_alternate_and_summary_is_each_models_median(tmp_path):
@@ -25,7 +20,7 @@ def test_two_models_alternate_and_summary_is_each_models_median(tmp_path):
     small = write_untrained_model(tmp_path / "small", units=8, seed=1)
     wide = write_untrained_model(tmp_path / "wide", units=32, seed=2)
     out = tmp_path / "bench.json"
-    code = _bench().main([
+    code = bench_decoder.main([
         "--model", str(small), "--model", str(wide), "--rounds", "2", "--epochs", "5",
         "--batch-seconds", "20", "--channels", "4", "--note", "two sizes", "--out", str(out),
     ])
@@ -52,7 +47,7 @@ def test_two_models_alternate_and_summary_is_each_models_median(tmp_path):
 def test_missing_model_folder_is_refused_before_anything_is_written(tmp_path, capsys):
     out = tmp_path / "bench.json"
     with pytest.raises(SystemExit) as err:
-        _bench().main(["--model", str(tmp_path / "nope"), "--out", str(out)])
+        bench_decoder.main(["--model", str(tmp_path / "nope"), "--out", str(out)])
     assert err.value.code == 2
     assert "no such model folder" in capsys.readouterr().err
     assert not out.exists()
