@@ -58,7 +58,7 @@ from rt_eeg.model_files import lite_manifest_section
 from rt_eeg.numeric_env import configure_tensorflow, library_versions, numeric_environment
 from rt_eeg.runtime import LITE_FILE, export_tflite, import_tensorflow
 from rt_eeg.store import FeatureStore
-from rt_eeg.train_config import TrainConfig
+from rt_eeg.train_config import SMOOTHED_TOP, TrainConfig, smoothing_logit_scale
 from rt_eeg.train_data import (
     balanced_order,
     batches,
@@ -203,7 +203,7 @@ def train_from_store(
     with tf.device(dev_name):
         opt = keras.optimizers.Adam(learning_rate=cfg.learning_rate, clipnorm=1.0)
         opt.build(model.trainable_variables)
-        loss_fn = keras.losses.BinaryCrossentropy()
+        loss_fn = keras.losses.BinaryCrossentropy(label_smoothing=cfg.label_smoothing)
 
         @tf.function(
             input_signature=[
@@ -305,6 +305,19 @@ def train_from_store(
                     f"{scores['balanced_bce']:.4f}, auc {scores['auc']:.4f}"
                 )
             best = (scores["balanced_bce"], len(history) - 1, None, scores)
+        logit_scale = None
+        if cfg.label_smoothing:  # fold the scale into the output layer (see TrainConfig)
+            logit_scale = smoothing_logit_scale(cfg.label_smoothing)
+            kernel, bias = model.get_layer("p_seiz").get_weights()
+            model.get_layer("p_seiz").set_weights(
+                [kernel * np.float32(logit_scale), bias * np.float32(logit_scale)]
+            )
+            scores = dev_scores(dev_labels, predict_dev())
+            best = (scores["balanced_bce"], best[1], None, scores)
+            log(
+                f"label smoothing {cfg.label_smoothing}: output logit x {logit_scale:.4f}; dev "
+                f"balanced bce {scores['balanced_bce']:.4f}, auc {scores['auc']:.4f}"
+            )
 
     out_dir.mkdir(parents=True, exist_ok=True)
     with atomic_path(out_dir / MODEL_FILE, suffix=".keras") as tmp:
@@ -393,6 +406,12 @@ def train_from_store(
             if tail is not None
             else {}
         ),
+        **(
+            {"label_smoothing": {"eps": cfg.label_smoothing, "logit_scale": logit_scale,
+                                 "smoothed_top": SMOOTHED_TOP}}
+            if logit_scale is not None
+            else {}
+        ),  # fmt: skip
         "epochs_run": len(orders),
         "best_epoch": best[1] + 1,
         "dev_scores": best[3],

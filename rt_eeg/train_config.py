@@ -7,6 +7,7 @@ loop itself is :func:`rt_eeg.train.train_from_store`.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from rt_eeg.augment import WARP_ON
 from rt_eeg.decoder import (
@@ -16,6 +17,26 @@ from rt_eeg.decoder import (
     NORMALISATIONS,
 )
 from rt_eeg.errors import RtEegError
+
+#: Where a label-smoothed model's seizure target lands after the logit fold: the top of the
+#: operating-point grid (``tools/operating_point.py``'s 0.98-0.9998).
+SMOOTHED_TOP = 0.9998
+
+
+def smoothing_logit_scale(eps: float) -> float:
+    """The factor a model trained with label smoothing ``eps`` has its output logit multiplied
+    by: ``logit(SMOOTHED_TOP) / logit(1 - eps / 2)`` (2.893 at ``eps = 0.1``).
+
+    Examples
+    --------
+    >>> round(smoothing_logit_scale(0.1), 3)
+    2.893
+    """
+    if not 0.0 < eps < 0.5:
+        raise RtEegError(f"label smoothing must be in (0, 0.5), got {eps}")
+    top = 1.0 - eps / 2.0
+    return math.log(SMOOTHED_TOP / (1.0 - SMOOTHED_TOP)) / math.log(top / (1.0 - top))
+
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,6 +130,15 @@ class TrainConfig:
         With ``keep='last'``: the weights kept are the uniform mean of the weights after every
         training step of the last ``average_epochs`` epochs (tail averaging,
         :mod:`rt_eeg.weight_average`), not the last step's; 0 disables it.
+    label_smoothing : float
+        Binary cross-entropy against targets ``eps / 2`` and ``1 - eps / 2`` instead of 0
+        and 1 (0: off), so the loss stops rewarding logits pushed to the extremes on the
+        training generators. The trained logit is then multiplied by
+        :func:`smoothing_logit_scale` (folded into the output layer's weights), so a
+        training seizure's target maps to :data:`SMOOTHED_TOP` and the operating-point grid
+        (0.98-0.9998) reads the same part of the scale as for a model trained on 0/1;
+        ranking, and so every ROC/DET figure, is unchanged by the fold. Not with
+        ``'frame_lstm_veto'`` (its output is a product of two sigmoids).
     init_from : str
         ``'frame_lstm_veto'`` only, and required there: a trained ``'frame_lstm'`` model
         folder (``'context'`` inputs) whose weights become the 7 s branch, frozen, and whose
@@ -147,6 +177,7 @@ class TrainConfig:
     balance_mining: bool = False
     keep: str = "best"
     average_epochs: int = 0
+    label_smoothing: float = 0.0
     init_from: str = ""
     veto_called: float = 0.0
 
@@ -189,6 +220,12 @@ class TrainConfig:
         if not 0 <= self.average_epochs <= self.epochs:
             raise RtEegError(
                 f"average_epochs must be in [0, epochs={self.epochs}], got {self.average_epochs}"
+            )
+        if not 0.0 <= self.label_smoothing < 0.5:
+            raise RtEegError(f"label_smoothing must be in [0, 0.5), got {self.label_smoothing}")
+        if self.label_smoothing and self.arch == "frame_lstm_veto":
+            raise RtEegError(
+                "label_smoothing does not apply to frame_lstm_veto (its output is P_7s x v)"
             )
         if self.average_epochs and self.keep != "last":
             raise RtEegError(

@@ -486,6 +486,57 @@ def test_keep_last_runs_every_epoch_and_keeps_the_final_weights(store_and_recs, 
         TrainConfig(keep="median")
 
 
+def test_label_smoothing_reaches_the_loss_and_is_folded_into_the_output(store_and_recs, tmp_path):
+    """label_smoothing=eps trains against eps/2 and 1-eps/2 (no training loss can fall below
+    the binary entropy of eps/2), and the exported model's output logit is the trained one times
+    smoothing_logit_scale(eps): a monotone fold, so the dev AUC of the last epoch is kept while
+    the dev cross-entropy, scored on the folded outputs, changes."""
+    import math
+
+    from rt_eeg.features import FeatureConfig
+    from rt_eeg.train_config import smoothing_logit_scale
+
+    store, _ = store_and_recs
+    eps = 0.4
+    quick = dict(TINY, learning_rate=0.03)  # fast enough that a 0/1 target's loss drops below
+    runs = {
+        name: train_from_store(
+            store, tmp_path / name, TrainConfig(seed=8, keep="last", label_smoothing=ls, **quick),
+            feature_config=FeatureConfig(), device="cpu", log=lambda _: None,
+        )  # fmt: skip
+        for name, ls in (("plain", 0.0), ("smooth", eps), ("again", eps))
+    }
+    plain, smooth = runs["plain"], runs["smooth"]
+    floor = -(eps / 2 * math.log(eps / 2) + (1 - eps / 2) * math.log(1 - eps / 2))  # 0.5004
+    assert min(h["train_loss"] for h in smooth["history"]) >= floor - 1e-4
+    assert min(h["train_loss"] for h in plain["history"]) < floor  # the bound is not vacuous
+    assert smooth["label_smoothing"]["logit_scale"] == pytest.approx(smoothing_logit_scale(eps))
+    assert smooth["label_smoothing"]["eps"] == eps and "label_smoothing" not in plain
+    assert smooth["train_config"]["label_smoothing"] == eps
+    assert smooth["weights_sha256"] == runs["again"]["weights_sha256"] != plain["weights_sha256"]
+    last = smooth["history"][-1]
+    assert smooth["dev_scores"]["auc"] == pytest.approx(last["dev_auc"], abs=1e-6)
+    assert smooth["dev_scores"]["balanced_bce"] != pytest.approx(last["dev_balanced_bce"])
+    # the fold sits in the saved model's output layer alone: undoing it gives the unfolded
+    # model's probabilities, bounded away from 0/1 as the smoothed targets are
+    import keras
+
+    model = keras.saving.load_model(tmp_path / "smooth" / "model.keras", compile=False)
+    k = smoothing_logit_scale(eps)
+    x = np.random.default_rng(0).normal(size=(64, WINDOW_FRAMES, store.n_features)).astype(np.float32)
+    p = model.predict(x, verbose=0).ravel().astype(np.float64)
+    kernel, bias = model.get_layer("p_seiz").get_weights()
+    model.get_layer("p_seiz").set_weights([kernel / np.float32(k), bias / np.float32(k)])
+    q = model.predict(x, verbose=0).ravel().astype(np.float64)
+    logit = lambda v: np.log(v / (1 - v))  # noqa: E731
+    np.testing.assert_allclose(logit(p), k * logit(q), rtol=1e-3, atol=1e-3)
+    with pytest.raises(RtEegError, match="label_smoothing"):
+        TrainConfig(label_smoothing=0.5)
+    with pytest.raises(RtEegError, match="frame_lstm_veto"):
+        TrainConfig(arch="frame_lstm_veto", normalisation="context_history", label_smoothing=0.1,
+                    init_from="x")  # fmt: skip
+
+
 def test_tail_average_keeps_the_mean_of_the_step_weights(store_and_recs, tmp_path):
     """average_epochs=N keeps the uniform mean of the weights after every step of the last N
     epochs: with one step per epoch, the mean of a 1-epoch run's weights and a 2-epoch run's

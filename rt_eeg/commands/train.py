@@ -170,6 +170,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "epochs (tail averaging) instead of the last step's (default 0: off)",
     )
     parser.add_argument(
+        "--label-smoothing",
+        type=float,
+        default=0.0,
+        metavar="EPS",
+        help="train against targets EPS/2 and 1-EPS/2 instead of 0/1 (the loss stops "
+        "rewarding saturated outputs); the output logit is then rescaled so a training "
+        "seizure's target reads 0.9998 (default 0: off)",
+    )
+    parser.add_argument(
         "--samples-per-epoch", type=int, default=65536, help="balanced samples per training epoch"
     )
     parser.add_argument("--max-dev-samples", type=int, default=65536)
@@ -213,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
         patience=args.patience,
         keep=args.keep,
         average_epochs=args.average_epochs,
+        label_smoothing=args.label_smoothing,
         samples_per_epoch=args.samples_per_epoch,
         max_dev_samples=args.max_dev_samples,
         seed=args.seed if variants[0][4] is None or compare else variants[0][4],
