@@ -58,7 +58,7 @@ from rt_eeg.model_files import lite_manifest_section
 from rt_eeg.numeric_env import configure_tensorflow, library_versions, numeric_environment
 from rt_eeg.runtime import LITE_FILE, export_tflite, import_tensorflow
 from rt_eeg.store import FeatureStore
-from rt_eeg.train_config import SMOOTHED_TOP, TrainConfig, smoothing_logit_scale
+from rt_eeg.train_config import TrainConfig, smoothing_logit_scale
 from rt_eeg.train_data import (
     balanced_order,
     batches,
@@ -307,7 +307,7 @@ def train_from_store(
             best = (scores["balanced_bce"], len(history) - 1, None, scores)
         logit_scale = None
         if cfg.label_smoothing:  # fold the scale into the output layer (see TrainConfig)
-            logit_scale = smoothing_logit_scale(cfg.label_smoothing)
+            logit_scale = smoothing_logit_scale(cfg.label_smoothing, cfg.smoothed_top)
             kernel, bias = model.get_layer("p_seiz").get_weights()
             model.get_layer("p_seiz").set_weights(
                 [kernel * np.float32(logit_scale), bias * np.float32(logit_scale)]
@@ -408,7 +408,7 @@ def train_from_store(
         ),
         **(
             {"label_smoothing": {"eps": cfg.label_smoothing, "logit_scale": logit_scale,
-                                 "smoothed_top": SMOOTHED_TOP}}
+                                 "smoothed_top": cfg.smoothed_top}}
             if logit_scale is not None
             else {}
         ),  # fmt: skip

@@ -18,25 +18,26 @@ from rt_eeg.decoder import (
 )
 from rt_eeg.errors import RtEegError
 
-#: Where a label-smoothed model's seizure target lands after the logit fold: the top of the
-#: operating-point grid (``tools/operating_point.py``'s 0.98-0.9998).
+#: Where a label-smoothed model's seizure target lands after the logit fold, by default: the
+#: top of the operating-point grid (``tools/operating_point.py``'s 0.98-0.9998; amendment 58).
 SMOOTHED_TOP = 0.9998
 
 
-def smoothing_logit_scale(eps: float) -> float:
+def smoothing_logit_scale(eps: float, top: float = SMOOTHED_TOP) -> float:
     """The factor a model trained with label smoothing ``eps`` has its output logit multiplied
-    by: ``logit(SMOOTHED_TOP) / logit(1 - eps / 2)`` (2.893 at ``eps = 0.1``).
+    by: ``logit(top) / logit(1 - eps / 2)`` (2.893 at ``eps = 0.1``, 1.798 with ``top = 0.995``).
 
     Examples
     --------
-    >>> round(smoothing_logit_scale(0.1), 3)
-    2.893
+    >>> round(smoothing_logit_scale(0.1), 3), round(smoothing_logit_scale(0.1, 0.995), 3)
+    (2.893, 1.798)
     """
     if not 0.0 < eps < 0.5:
         raise RtEegError(f"label smoothing must be in (0, 0.5), got {eps}")
-    top = 1.0 - eps / 2.0
-    return math.log(SMOOTHED_TOP / (1.0 - SMOOTHED_TOP)) / math.log(top / (1.0 - top))
-
+    if not 0.5 < top < 1.0:
+        raise RtEegError(f"smoothed_top must be in (0.5, 1), got {top}")
+    target = 1.0 - eps / 2.0
+    return math.log(top / (1.0 - top)) / math.log(target / (1.0 - target))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,10 +136,15 @@ class TrainConfig:
         and 1 (0: off), so the loss stops rewarding logits pushed to the extremes on the
         training generators. The trained logit is then multiplied by
         :func:`smoothing_logit_scale` (folded into the output layer's weights), so a
-        training seizure's target maps to :data:`SMOOTHED_TOP` and the operating-point grid
-        (0.98-0.9998) reads the same part of the scale as for a model trained on 0/1;
-        ranking, and so every ROC/DET figure, is unchanged by the fold. Not with
-        ``'frame_lstm_veto'`` (its output is a product of two sigmoids).
+        training seizure's target maps to ``smoothed_top``. The fold is monotone, but the
+        decoder's context gate (:data:`rt_eeg.context.GATE`) reads the folded output, so a
+        streamed decode is not the unfolded one's. Not with ``'frame_lstm_veto'`` (its output
+        is a product of two sigmoids).
+    smoothed_top : float
+        With ``label_smoothing``: the level a training seizure's target reads after the fold.
+        The default, 0.9998 (the grid's top; amendment 58), put the levels where unseen
+        generators' background gives few false alarms above the grid; 0.995 (the grid's
+        middle) is amendment 59's.
     init_from : str
         ``'frame_lstm_veto'`` only, and required there: a trained ``'frame_lstm'`` model
         folder (``'context'`` inputs) whose weights become the 7 s branch, frozen, and whose
@@ -178,6 +184,7 @@ class TrainConfig:
     keep: str = "best"
     average_epochs: int = 0
     label_smoothing: float = 0.0
+    smoothed_top: float = SMOOTHED_TOP
     init_from: str = ""
     veto_called: float = 0.0
 
@@ -223,6 +230,8 @@ class TrainConfig:
             )
         if not 0.0 <= self.label_smoothing < 0.5:
             raise RtEegError(f"label_smoothing must be in [0, 0.5), got {self.label_smoothing}")
+        if not 0.5 < self.smoothed_top < 1.0:
+            raise RtEegError(f"smoothed_top must be in (0.5, 1), got {self.smoothed_top}")
         if self.label_smoothing and self.arch == "frame_lstm_veto":
             raise RtEegError(
                 "label_smoothing does not apply to frame_lstm_veto (its output is P_7s x v)"

@@ -501,10 +501,12 @@ def test_label_smoothing_reaches_the_loss_and_is_folded_into_the_output(store_an
     quick = dict(TINY, learning_rate=0.03)  # fast enough that a 0/1 target's loss drops below
     runs = {
         name: train_from_store(
-            store, tmp_path / name, TrainConfig(seed=8, keep="last", label_smoothing=ls, **quick),
+            store, tmp_path / name,
+            TrainConfig(seed=8, keep="last", label_smoothing=ls, smoothed_top=top, **quick),
             feature_config=FeatureConfig(), device="cpu", log=lambda _: None,
         )  # fmt: skip
-        for name, ls in (("plain", 0.0), ("smooth", eps), ("again", eps))
+        for name, ls, top in (("plain", 0.0, 0.9998), ("smooth", eps, 0.9998),
+                              ("again", eps, 0.9998), ("middle", eps, 0.995))
     }
     plain, smooth = runs["plain"], runs["smooth"]
     floor = -(eps / 2 * math.log(eps / 2) + (1 - eps / 2) * math.log(1 - eps / 2))  # 0.5004
@@ -514,6 +516,15 @@ def test_label_smoothing_reaches_the_loss_and_is_folded_into_the_output(store_an
     assert smooth["label_smoothing"]["eps"] == eps and "label_smoothing" not in plain
     assert smooth["train_config"]["label_smoothing"] == eps
     assert smooth["weights_sha256"] == runs["again"]["weights_sha256"] != plain["weights_sha256"]
+    # another fold target: the same trained weights but the output layer's, scaled by the ratio
+    mid = runs["middle"]
+    assert mid["label_smoothing"]["smoothed_top"] == 0.995
+    assert mid["label_smoothing"]["logit_scale"] == pytest.approx(smoothing_logit_scale(eps, 0.995))
+    for a, b in zip(_weights(tmp_path / "smooth")[:-2], _weights(tmp_path / "middle")[:-2], strict=True):
+        np.testing.assert_array_equal(a, b)
+    ratio = smoothing_logit_scale(eps) / smoothing_logit_scale(eps, 0.995)
+    for a, b in zip(_weights(tmp_path / "smooth")[-2:], _weights(tmp_path / "middle")[-2:], strict=True):
+        np.testing.assert_allclose(a, b * ratio, rtol=1e-5, atol=1e-6)
     last = smooth["history"][-1]
     assert smooth["dev_scores"]["auc"] == pytest.approx(last["dev_auc"], abs=1e-6)
     assert smooth["dev_scores"]["balanced_bce"] != pytest.approx(last["dev_balanced_bce"])
@@ -532,6 +543,8 @@ def test_label_smoothing_reaches_the_loss_and_is_folded_into_the_output(store_an
     np.testing.assert_allclose(logit(p), k * logit(q), rtol=1e-3, atol=1e-3)
     with pytest.raises(RtEegError, match="label_smoothing"):
         TrainConfig(label_smoothing=0.5)
+    with pytest.raises(RtEegError, match="smoothed_top"):
+        TrainConfig(label_smoothing=0.1, smoothed_top=1.0)
     with pytest.raises(RtEegError, match="frame_lstm_veto"):
         TrainConfig(arch="frame_lstm_veto", normalisation="context_history", label_smoothing=0.1,
                     init_from="x")  # fmt: skip

@@ -176,7 +176,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="EPS",
         help="train against targets EPS/2 and 1-EPS/2 instead of 0/1 (the loss stops "
         "rewarding saturated outputs); the output logit is then rescaled so a training "
-        "seizure's target reads 0.9998 (default 0: off)",
+        "seizure's target reads --smoothed-top (default 0: off)",
+    )
+    parser.add_argument(
+        "--smoothed-top",
+        type=float,
+        default=0.9998,
+        metavar="P",
+        help="with --label-smoothing: the level a training seizure's target reads after the "
+        "fold (default 0.9998, the operating-point grid's top; 0.995 its middle)",
     )
     parser.add_argument(
         "--samples-per-epoch", type=int, default=65536, help="balanced samples per training epoch"
@@ -223,6 +231,7 @@ def run(args: argparse.Namespace) -> int:
         keep=args.keep,
         average_epochs=args.average_epochs,
         label_smoothing=args.label_smoothing,
+        smoothed_top=args.smoothed_top,
         samples_per_epoch=args.samples_per_epoch,
         max_dev_samples=args.max_dev_samples,
         seed=args.seed if variants[0][4] is None or compare else variants[0][4],
