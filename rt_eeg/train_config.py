@@ -232,6 +232,10 @@ class TrainConfig:
             raise RtEegError(f"label_smoothing must be in [0, 0.5), got {self.label_smoothing}")
         if not 0.5 < self.smoothed_top < 1.0:
             raise RtEegError(f"smoothed_top must be in (0.5, 1), got {self.smoothed_top}")
+        if self.smoothed_top != SMOOTHED_TOP and not self.label_smoothing:
+            raise RtEegError(
+                "smoothed_top places a label-smoothed model's fold: it needs label_smoothing > 0"
+            )
         if self.label_smoothing and self.arch == "frame_lstm_veto":
             raise RtEegError(
                 "label_smoothing does not apply to frame_lstm_veto (its output is P_7s x v)"

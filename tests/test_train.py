@@ -520,10 +520,11 @@ def test_label_smoothing_reaches_the_loss_and_is_folded_into_the_output(store_an
     mid = runs["middle"]
     assert mid["label_smoothing"]["smoothed_top"] == 0.995
     assert mid["label_smoothing"]["logit_scale"] == pytest.approx(smoothing_logit_scale(eps, 0.995))
-    for a, b in zip(_weights(tmp_path / "smooth")[:-2], _weights(tmp_path / "middle")[:-2], strict=True):
+    w_top, w_mid = _weights(tmp_path / "smooth"), _weights(tmp_path / "middle")
+    for a, b in zip(w_top[:-2], w_mid[:-2], strict=True):
         np.testing.assert_array_equal(a, b)
     ratio = smoothing_logit_scale(eps) / smoothing_logit_scale(eps, 0.995)
-    for a, b in zip(_weights(tmp_path / "smooth")[-2:], _weights(tmp_path / "middle")[-2:], strict=True):
+    for a, b in zip(w_top[-2:], w_mid[-2:], strict=True):  # the output layer's kernel and bias
         np.testing.assert_allclose(a, b * ratio, rtol=1e-5, atol=1e-6)
     last = smooth["history"][-1]
     assert smooth["dev_scores"]["auc"] == pytest.approx(last["dev_auc"], abs=1e-6)
@@ -534,7 +535,8 @@ def test_label_smoothing_reaches_the_loss_and_is_folded_into_the_output(store_an
 
     model = keras.saving.load_model(tmp_path / "smooth" / "model.keras", compile=False)
     k = smoothing_logit_scale(eps)
-    x = np.random.default_rng(0).normal(size=(64, WINDOW_FRAMES, store.n_features)).astype(np.float32)
+    x = np.random.default_rng(0).normal(size=(64, WINDOW_FRAMES, store.n_features))
+    x = x.astype(np.float32)
     p = model.predict(x, verbose=0).ravel().astype(np.float64)
     kernel, bias = model.get_layer("p_seiz").get_weights()
     model.get_layer("p_seiz").set_weights([kernel / np.float32(k), bias / np.float32(k)])
@@ -545,6 +547,8 @@ def test_label_smoothing_reaches_the_loss_and_is_folded_into_the_output(store_an
         TrainConfig(label_smoothing=0.5)
     with pytest.raises(RtEegError, match="smoothed_top"):
         TrainConfig(label_smoothing=0.1, smoothed_top=1.0)
+    with pytest.raises(RtEegError, match="needs label_smoothing"):
+        TrainConfig(smoothed_top=0.995)
     with pytest.raises(RtEegError, match="frame_lstm_veto"):
         TrainConfig(arch="frame_lstm_veto", normalisation="context_history", label_smoothing=0.1,
                     init_from="x")  # fmt: skip
