@@ -230,9 +230,9 @@ class TrainConfig:
             )
         if not 0.0 <= self.label_smoothing < 0.5:
             raise RtEegError(f"label_smoothing must be in [0, 0.5), got {self.label_smoothing}")
-        if not 0.5 < self.smoothed_top < 1.0:
-            raise RtEegError(f"smoothed_top must be in (0.5, 1), got {self.smoothed_top}")
-        if self.smoothed_top != SMOOTHED_TOP and not self.label_smoothing:
+        if self.label_smoothing:
+            smoothing_logit_scale(self.label_smoothing, self.smoothed_top)  # checks smoothed_top
+        elif self.smoothed_top != SMOOTHED_TOP:
             raise RtEegError(
                 "smoothed_top places a label-smoothed model's fold: it needs label_smoothing > 0"
             )
