@@ -76,7 +76,10 @@ def test_strict_point_chosen_on_pool_and_reports_scored(tmp_path):
     )
     assert figs["today"]["report_R"]["false_alarms"] == 1
     assert set(figs["chosen"]) == {"pool", "tune_A", "tune_B", "report_R"}
-    assert doc["n_trials"] == len(doc["trials_pool"]) == len(operating_point.strict_grid(
+    # the trials live beside the JSON, compressed; load_result reads the two as one
+    assert "trials_pool" not in doc and doc["trials_pool_file"] == "op.trials.json.gz"
+    full = operating_point.load_result(out)
+    assert doc["n_trials"] == len(full["trials_pool"]) == len(operating_point.strict_grid(
         operating_point.load_postprocess_config(model)))  # fmt: skip
     # the TOML is a postprocess file the detector reads
     assert operating_point.read_postprocess_toml(str(toml)).threshold_on == chosen["threshold_on"]
@@ -136,7 +139,7 @@ def test_weigh_corpora_gives_a_small_corpus_its_own_voice(tmp_path):
     for weigh in ("seizures", "corpora"):
         out, toml = tmp_path / f"{weigh}.json", tmp_path / f"{weigh}.toml"
         assert operating_point.main(common + ["--weigh", weigh, "--out", str(out), "--toml", str(toml)]) == 0
-        docs[weigh] = json.loads(out.read_text())
+        docs[weigh] = operating_point.load_result(out)
     pooled, macro = docs["seizures"], docs["corpora"]
     assert pooled["configs"]["chosen"]["threshold_on"] >= 0.9995
     assert pooled["figures"]["chosen"]["tune_SMALL"]["hits"] == 0
@@ -224,3 +227,30 @@ def test_flag_limit_refuses_alarms_that_do_not_end(tmp_path):
     # seizure time is what the references hold: 60 s + 40 s
     assert limited["seiz_ref_s"] == 100.0
     assert len(operating_point.strict_off_grid(operating_point.load_postprocess_config(model))) == 420
+
+
+def test_compact_moves_inline_trials_and_load_result_reads_both_layouts(tmp_path, capsys):
+    """A result written before the split (trials inline) loads as it is; ``--compact`` moves
+    its trials to the compressed file beside it, byte-identical on a second write, and the
+    loaded result is unchanged; a missing trials file is an error naming it."""
+    trials = [{"sensitivity": 50.0 + i, "fa_per_24h": 1.0 * i, "corpora": {"A": {"hits": i}}}
+              for i in range(40)]  # fmt: skip
+    doc = {"weigh": "corpora", "figures": {"chosen": {}}, "n_trials": 40, "trials_pool": trials}
+    old = tmp_path / "operating_point_m_sel5f.json"
+    old.write_text(json.dumps(doc, indent=2))
+    assert operating_point.load_result(old) == doc
+    assert operating_point.main(["--compact", str(old)]) == 0
+    gz = tmp_path / "operating_point_m_sel5f.trials.json.gz"
+    assert "trials moved to operating_point_m_sel5f.trials.json.gz" in capsys.readouterr().out
+    split = json.loads(old.read_text())
+    assert "trials_pool" not in split and split["trials_pool_file"] == gz.name
+    assert operating_point.load_result(old) == doc | {"trials_pool_file": gz.name}
+    first = gz.read_bytes()
+    operating_point.write_result(old, operating_point.load_result(old))
+    assert gz.read_bytes() == first  # no timestamp in the gzip header
+    # a second --compact finds nothing to move and leaves the files alone
+    assert operating_point.main(["--compact", str(old)]) == 0
+    assert "no inline trials" in capsys.readouterr().out and gz.read_bytes() == first
+    gz.unlink()
+    with pytest.raises(SystemExit, match="operating_point_m_sel5f.trials.json.gz: cannot read the trials"):
+        operating_point.load_result(old)

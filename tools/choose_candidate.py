@@ -28,6 +28,8 @@ import json
 import sys
 from pathlib import Path
 
+from operating_point import load_result
+
 from rt_eeg.io.atomic import write_json_atomic
 
 VETO_PATIENT = "chb01"
@@ -90,7 +92,7 @@ def main(argv=None) -> int:
     for spec in args.candidate:
         name, _, rest = spec.partition("=")
         op_path, _, rc_path = rest.rpartition(":")
-        op = json.loads(Path(op_path).read_text("utf-8"))
+        op = load_result(op_path)
         rc = json.loads(Path(rc_path).read_text("utf-8"))
         auc = rc["chbmit"]["patients"][VETO_PATIENT]["patient_context"]["auc"]
         cands[name] = {"trials": op["trials_pool"], "chb01_auc": auc, "op": op_path}

@@ -65,6 +65,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from choose_candidate import best_within  # noqa: E402  (tools/, beside this file)
+from operating_point import load_result  # noqa: E402
 
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
 from rt_eeg.tuning import flag_ratio_of  # noqa: E402
@@ -111,7 +112,7 @@ def seed_figures(op_json: Path, det_max_flag_ratio: float | None = None) -> dict
     """One seed's SELECT mean and per-corpus figures at its chosen point, and its DET mean
     (under ``det_max_flag_ratio``, :func:`det_mean`)."""
     try:
-        doc = json.loads(Path(op_json).read_text())
+        doc = load_result(op_json)
         chosen = doc["figures"]["chosen"]
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise SystemExit(f"{op_json}: not an operating_point.py result ({err!r})") from err

@@ -30,10 +30,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from statistics import mean
 
-from operating_point import macro_trials
+from operating_point import load_result, macro_trials
 
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.atomic import write_json_atomic
@@ -46,7 +45,7 @@ COMBOS = {"G0R0": ("G0", False), "G0R1": ("G0", True), "G1R0": ("G1", False),
 def load_trials(path: str) -> list[dict]:
     """The per-voice trials of one ``--weigh corpora`` run; RtEegError naming the file."""
     try:
-        doc = json.loads(Path(path).read_text())
+        doc = load_result(path)
         trials = doc["trials_pool"]
         if doc.get("weigh") != "corpora" or not trials or "corpora" not in trials[0]:
             raise KeyError("trials_pool[*].corpora (a --weigh corpora run)")

@@ -16,7 +16,10 @@ per-recording probabilities ``rt-eeg evaluate`` stored (``NAME.probs.npz``):
 
 Writes the JSON (``--out``: the pool's and every corpus's figures for each configuration,
 every trial on the pool) and the chosen configuration as a postprocess TOML (``--toml``)
-with its figures in the header. ``--score-only`` skips the grid and scores the ``--fixed``
+with its figures in the header. Every trial's figures go to a gzip-compressed file beside the
+JSON (``NAME.trials.json.gz``, named in its ``trials_pool_file``; :func:`load_result` reads
+the two as one; ``--compact FILE...`` moves an older result's inline trials there).
+``--score-only`` skips the grid and scores the ``--fixed``
 configurations alone. ``--grid adapt`` searches the patient-relative onset gate
 (:func:`adapt_grid`) instead of :func:`strict_grid`, ``--grid strict_dual`` adds the
 dual-threshold early paths (:func:`dual_grid`; ``--grid dual``: those alone);
@@ -37,6 +40,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import gzip
 import itertools
 import json
 import os
@@ -48,7 +52,7 @@ from postprocess_candidates import full_figures, load_corpus
 
 from rt_eeg.config import load_postprocess_config, read_postprocess_toml
 from rt_eeg.errors import RtEegError
-from rt_eeg.io.atomic import write_json_atomic, write_text_atomic
+from rt_eeg.io.atomic import write_json_atomic, write_json_gz_atomic, write_text_atomic
 from rt_eeg.postprocess import PostprocessConfig
 from rt_eeg.tuning import choose_trial, run_trials
 
@@ -164,6 +168,55 @@ def macro_trials(per_corpus: dict[str, list[dict]]) -> list[dict]:
     return out
 
 
+#: Where a result's trials live, beside it: the grid's 420 trials are ~1.2 MB of JSON, and a
+#: seed's judgement keeps one result (gzip: ~15x smaller).
+TRIALS_SUFFIX = ".trials.json.gz"
+
+
+def trials_path(result: str | os.PathLike) -> Path:
+    """The trials file of the result JSON ``result`` (``X.json`` -> ``X.trials.json.gz``)."""
+    result = Path(result)
+    return result.with_name(result.name.removesuffix(".json") + TRIALS_SUFFIX)
+
+
+def write_result(path: str | os.PathLike, doc: dict) -> None:
+    """Write a result: ``doc["trials_pool"]`` to :func:`trials_path`, the rest to ``path``.
+
+    The trials are written first, so the JSON never names a file that is not complete.
+    """
+    doc = dict(doc)
+    trials = doc.pop("trials_pool")
+    write_json_gz_atomic(trials_path(path), {"trials_pool": trials}, rows="trials_pool")
+    write_json_atomic(path, doc | {"trials_pool_file": trials_path(path).name})
+
+
+def load_result(path: str | os.PathLike) -> dict:
+    """A result JSON with its ``trials_pool`` (read from its trials file, or inline in a result
+    written before the split); SystemExit naming the file on a missing or unreadable one."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as err:
+        raise SystemExit(f"{path}: not an operating_point.py result ({err})") from err
+    name = doc.get("trials_pool_file") if isinstance(doc, dict) else None
+    if name is not None and "trials_pool" not in doc:
+        trials = path.parent / name
+        try:
+            doc["trials_pool"] = json.loads(gzip.decompress(trials.read_bytes()))["trials_pool"]
+        except (OSError, ValueError, KeyError, TypeError, EOFError) as err:
+            raise SystemExit(f"{trials}: cannot read the trials of {path} ({err!r})") from err
+    return doc
+
+
+def compact(path: str | os.PathLike) -> bool:
+    """Move an older result's inline ``trials_pool`` to its trials file; False if it has none."""
+    doc = json.loads(Path(path).read_text("utf-8"))
+    if "trials_pool" not in doc:
+        return False
+    write_result(path, doc)
+    return True
+
+
 def _spec(text: str, what: str) -> tuple[str, str, str]:
     """``NAME=LIST:EVAL`` -> (name, list, eval dir); RtEegError naming the bad argument."""
     name, sep, rest = text.partition("=")
@@ -217,12 +270,25 @@ def main(argv=None) -> int:
                         "reference's seizure time, on every tuned corpus (protocol amendment 52: "
                         "2); default: no limit")  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", help="the result JSON (its trials go beside it, see TRIALS_SUFFIX)")
+    p.add_argument("--compact", nargs="+", metavar="JSON",
+                   help="only move these older results' inline trials to their trials files")  # fmt: skip
     p.add_argument(
         "--toml", help="write the chosen configuration here (required unless --score-only)"
     )
     args = p.parse_args(argv)
     t0 = time.perf_counter()
+    if args.compact:
+        for f in args.compact:
+            try:
+                moved = compact(f)
+            except (OSError, ValueError) as err:
+                print(f"operating_point: {f}: cannot compact ({err})", file=sys.stderr)
+                return 2
+            print(f"{f}: {'trials moved to ' + trials_path(f).name if moved else 'no inline trials'}")
+        return 0
+    if not args.out:
+        p.error("--out is required")
     if not args.score_only and not (args.toml and args.tune):
         p.error("--tune and --toml are required unless --score-only")
     if not (args.tune or args.report):
@@ -274,7 +340,7 @@ def main(argv=None) -> int:
         "figures": figures, "n_trials": len(trials), "wall_s": round(time.perf_counter() - t0, 1),
         "trials_pool": trials,
     }  # fmt: skip
-    write_json_atomic(args.out, doc, rows="trials_pool")  # the grid: one trial per line
+    write_result(args.out, doc)
     if args.score_only:
         print(json.dumps({"configs": doc["configs"], "figures": figures}, indent=1))
         return 0

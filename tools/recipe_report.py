@@ -31,6 +31,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from operating_point import load_result  # noqa: E402  (tools/, beside this file)
+
 from rt_eeg.dev_metrics import roc_auc  # noqa: E402
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
 from rt_eeg.store_labels import channel_labels  # noqa: E402
@@ -101,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         op_json = args.op_dir / f"operating_point_{m}_{args.op_suffix}.json"
         if not op_json.is_file():
             raise SystemExit(f"{op_json}: no operating_point.py result for model {m}")
-        op = json.loads(op_json.read_text())
+        op = load_result(op_json)
         chosen = op["figures"]["chosen"]
         cfg = op["configs"]["chosen"]
         row = {

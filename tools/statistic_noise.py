@@ -35,7 +35,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import statistics
 import sys
@@ -45,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from judge_recipes import det_mean, seed_figures  # noqa: E402  (tools/, beside this file)
+from operating_point import load_result  # noqa: E402
 
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
 
@@ -67,7 +67,7 @@ def top_shared(trials: list[dict], m: int = TOP_M, target: float = TARGET_FA) ->
 def statistics_of(op_json: Path) -> dict:
     """Every candidate statistic of one seed's stored operating-point result."""
     seed = seed_figures(op_json)
-    doc = json.loads(Path(op_json).read_text())
+    doc = load_result(op_json)
     if "trials_pool" not in doc:
         raise SystemExit(f"{op_json}: no trials_pool (not a strict-grid --weigh corpora result)")
     trials, voices = doc["trials_pool"], list(seed["corpora"])

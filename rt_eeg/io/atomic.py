@@ -7,6 +7,7 @@ an existing output stays intact until its replacement is complete.
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import os
 import tempfile
@@ -73,6 +74,14 @@ def json_text(obj: object, rows: str | None = None) -> str:
 def write_json_atomic(path: str | os.PathLike, obj: object, rows: str | None = None) -> None:
     """Write ``obj`` as indented JSON to ``path`` atomically (``rows``: see :func:`json_text`)."""
     write_text_atomic(path, json_text(obj, rows))
+
+
+def write_json_gz_atomic(path: str | os.PathLike, obj: object, rows: str | None = None) -> None:
+    """:func:`write_json_atomic`, gzip-compressed; the bytes depend on ``obj`` alone (no
+    timestamp in the header), so the same result written twice is the same file."""
+    data = gzip.compress(json_text(obj, rows).encode("utf-8"), compresslevel=9, mtime=0)
+    with atomic_path(path, suffix=".gz") as tmp:
+        tmp.write_bytes(data)
 
 
 def save_npz_atomic(path: str | os.PathLike, **arrays: np.ndarray) -> None:
