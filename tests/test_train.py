@@ -554,6 +554,20 @@ def test_label_smoothing_reaches_the_loss_and_is_folded_into_the_output(store_an
                     init_from="x")  # fmt: skip
 
 
+def test_train_command_default_smoothed_top_is_the_configs():
+    """``--smoothed-top``'s default is spelt out in the command (importing train_config there
+    costs every command start-up time); it must stay the config's :data:`SMOOTHED_TOP`."""
+    import argparse
+
+    from rt_eeg.commands.train import add_arguments
+    from rt_eeg.train_config import SMOOTHED_TOP
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    top = next(a for a in p._actions if a.dest == "smoothed_top")
+    assert top.default == SMOOTHED_TOP == TrainConfig().smoothed_top
+
+
 def test_tail_average_keeps_the_mean_of_the_step_weights(store_and_recs, tmp_path):
     """average_epochs=N keeps the uniform mean of the weights after every step of the last N
     epochs: with one step per epoch, the mean of a 1-epoch run's weights and a 2-epoch run's
