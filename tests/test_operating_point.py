@@ -244,13 +244,20 @@ def test_compact_moves_inline_trials_and_load_result_reads_both_layouts(tmp_path
     assert "trials moved to operating_point_m_sel5f.trials.json.gz" in capsys.readouterr().out
     split = json.loads(old.read_text())
     assert "trials_pool" not in split and split["trials_pool_file"] == gz.name
-    assert operating_point.load_result(old) == doc | {"trials_pool_file": gz.name}
+    loaded = operating_point.load_result(old)
+    assert loaded == doc | {"trials_pool_file": gz.name, "trials_sha256": split["trials_sha256"]}
     first = gz.read_bytes()
     operating_point.write_result(old, operating_point.load_result(old))
     assert gz.read_bytes() == first  # no timestamp in the gzip header
     # a second --compact finds nothing to move and leaves the files alone
     assert operating_point.main(["--compact", str(old)]) == 0
     assert "no inline trials" in capsys.readouterr().out and gz.read_bytes() == first
+    # trials from another run beside this JSON (a stop between the two writes) are refused
+    other = tmp_path / "other.json"
+    operating_point.write_result(other, doc | {"trials_pool": trials[:3]})
+    gz.write_bytes((tmp_path / "other.trials.json.gz").read_bytes())
+    with pytest.raises(SystemExit, match="SHA-256 is not the one the JSON records"):
+        operating_point.load_result(old)
     gz.unlink()
     with pytest.raises(SystemExit, match="operating_point_m_sel5f.trials.json.gz: cannot read the trials"):
         operating_point.load_result(old)

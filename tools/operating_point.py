@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import itertools
 import json
 import os
@@ -182,12 +183,14 @@ def trials_path(result: str | os.PathLike) -> Path:
 def write_result(path: str | os.PathLike, doc: dict) -> None:
     """Write a result: ``doc["trials_pool"]`` to :func:`trials_path`, the rest to ``path``.
 
-    The trials are written first, so the JSON never names a file that is not complete.
+    The trials are written first, so the JSON never names a file that is not complete, and the
+    JSON holds the trials file's SHA-256: a stop between the two writes, which leaves an older
+    JSON beside newer trials, is found by :func:`load_result` instead of read as one result.
     """
-    doc = dict(doc)
+    doc = {k: v for k, v in doc.items() if k not in ("trials_pool_file", "trials_sha256")}
     trials = doc.pop("trials_pool")
-    write_json_gz_atomic(trials_path(path), {"trials_pool": trials}, rows="trials_pool")
-    write_json_atomic(path, doc | {"trials_pool_file": trials_path(path).name})
+    sha = write_json_gz_atomic(trials_path(path), {"trials_pool": trials}, rows="trials_pool")
+    write_json_atomic(path, doc | {"trials_pool_file": trials_path(path).name, "trials_sha256": sha})
 
 
 def load_result(path: str | os.PathLike) -> dict:
@@ -202,9 +205,13 @@ def load_result(path: str | os.PathLike) -> dict:
     if name is not None and "trials_pool" not in doc:
         trials = path.parent / name
         try:
-            doc["trials_pool"] = json.loads(gzip.decompress(trials.read_bytes()))["trials_pool"]
+            data = trials.read_bytes()
+            if doc.get("trials_sha256") not in (None, hashlib.sha256(data).hexdigest()):
+                raise ValueError("its SHA-256 is not the one the JSON records: written by "
+                                 "another run")  # fmt: skip
+            doc["trials_pool"] = json.loads(gzip.decompress(data))["trials_pool"]
         except (OSError, ValueError, KeyError, TypeError, EOFError) as err:
-            raise SystemExit(f"{trials}: cannot read the trials of {path} ({err!r})") from err
+            raise SystemExit(f"{trials}: cannot read the trials of {path} ({err})") from err
     return doc
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import hashlib
 import json
 import os
 import tempfile
@@ -76,12 +77,14 @@ def write_json_atomic(path: str | os.PathLike, obj: object, rows: str | None = N
     write_text_atomic(path, json_text(obj, rows))
 
 
-def write_json_gz_atomic(path: str | os.PathLike, obj: object, rows: str | None = None) -> None:
+def write_json_gz_atomic(path: str | os.PathLike, obj: object, rows: str | None = None) -> str:
     """:func:`write_json_atomic`, gzip-compressed; the bytes depend on ``obj`` alone (no
-    timestamp in the header), so the same result written twice is the same file."""
+    timestamp in the header), so the same result written twice is the same file. Returns the
+    file's SHA-256 (hex), for a file that refers to this one to check it."""
     data = gzip.compress(json_text(obj, rows).encode("utf-8"), compresslevel=9, mtime=0)
     with atomic_path(path, suffix=".gz") as tmp:
         tmp.write_bytes(data)
+    return hashlib.sha256(data).hexdigest()
 
 
 def save_npz_atomic(path: str | os.PathLike, **arrays: np.ndarray) -> None:
