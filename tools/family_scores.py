@@ -1,0 +1,136 @@
+"""Which seizure types a decoder scores too low, per generator (issue #12; chooses nothing).
+
+Reads ``rt-eeg evaluate`` outputs (per-recording ``NAME.probs.npz``) of corpora whose
+recordings carry their generator's own account beside the EDF: ``.xsim.json`` (an independent
+generator, ``rt_eeg/xsim``: every seizure with its type) or ``.families.json`` plus ``.csv_bi``
+(our simulator: the seizures' families in time order, matched to the ``.csv_bi``'s seizures in
+time order). No postprocessing: per seizure, the highest top-k channel mean (the postprocessor's
+cross-channel score before smoothing) during the seizure, and how long after the onset it
+first reaches each level; per generator, the quantiles of the same score on background (epochs
+more than 30 s before a seizure or 60 s after one). A type whose seizures peak below the
+levels the operating point lives at (0.995-0.9998) is missed whatever the postprocessor does.
+
+Usage (SELECT v2's decodes of one seed; the lists name the EDFs)::
+
+    python tools/family_scores.py --top-k 4 \\
+        --corpus SEL=/work/sim/repro5/SEL.list:/work/sim/repro5/eval_k31s3_SEL \\
+        --corpus XCC=/work/sim/repro5/XCC.list:/work/sim/repro5/eval_k31s3_XCC \\
+        --out tools/results/family_scores_k31s3_sel.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
+
+LEVELS = (0.99, 0.995, 0.998)
+BACKGROUND_QUANTILES = (0.99, 0.999, 0.9999)
+BEFORE_S, AFTER_S = 30.0, 60.0  # kept out of the background: pre-ictal build-up, post-ictal
+
+
+def seizures_of(edf: Path) -> tuple[str, list[tuple[float, float, str]]]:
+    """``(generator, [(start_s, stop_s, type), ...])`` from the files beside ``edf``."""
+    xsim = edf.with_suffix(".xsim.json")
+    if xsim.is_file():
+        doc = json.loads(xsim.read_text("utf-8"))
+        return doc["generator"], [(float(a), float(b), str(t)) for a, b, t in doc["seizures"]]
+    fams = edf.with_suffix(".families.json")
+    if not fams.is_file():
+        raise SystemExit(f"{edf}: neither .xsim.json nor .families.json beside it")
+    kinds = json.loads(fams.read_text("utf-8"))["seizure"]  # one per seizure, by start time
+    spans = []
+    for line in edf.with_suffix(".csv_bi").read_text("utf-8").splitlines():
+        parts = line.split(",")
+        if len(parts) >= 4 and parts[3].strip() == "seiz":
+            spans.append((float(parts[1]), float(parts[2])))
+    if len(spans) != len(kinds):
+        raise SystemExit(f"{edf}: {len(spans)} seizures in the .csv_bi, {len(kinds)} families "
+                         f"in the .families.json")  # fmt: skip
+    return "ours", [(a, b, k) for (a, b), k in zip(sorted(spans), kinds, strict=True)]
+
+
+def recording_scores(probs: np.ndarray, top_k: int) -> np.ndarray:
+    """``(n_epochs, n_channels)`` -> ``(n_epochs,)``: the mean of the ``top_k`` highest."""
+    k = min(top_k, probs.shape[1])
+    return np.sort(probs, axis=1)[:, -k:].mean(axis=1)
+
+
+def family_scores(corpora: dict[str, tuple[Path, Path]], top_k: int = 4,
+                  levels=LEVELS) -> dict:  # fmt: skip
+    """Per ``generator/type``: seizures, their peak scores and latencies; per generator the
+    background quantiles. ``corpora``: ``{name: (list file, evaluate folder)}``."""
+    peaks, lats, background = defaultdict(list), defaultdict(list), defaultdict(list)
+    for name, (lst, ev) in corpora.items():
+        for line in lst.read_text("utf-8").split():
+            edf = Path(line)
+            npz = ev / f"{edf.stem}.probs.npz"
+            if not npz.is_file():
+                raise SystemExit(f"{npz}: no decoder output for {edf} (corpus {name})")
+            z = np.load(npz)
+            t, score = z["epoch_starts"], recording_scores(z["probs"], top_k)
+            gen, seizures = seizures_of(edf)
+            near = np.zeros(len(t), bool)
+            for a, b, kind in seizures:
+                near |= (t + 1 > a - BEFORE_S) & (t < b + AFTER_S)
+                inside = (t + 1 > a) & (t < b)
+                if not inside.any():
+                    continue
+                s, ts = score[inside], t[inside]
+                peaks[f"{gen}/{kind}"].append(float(s.max()))
+                lats[f"{gen}/{kind}"].append([float(ts[s >= lv][0] + 1 - a) if (s >= lv).any()
+                                              else None for lv in levels])  # fmt: skip
+            background[gen].append(score[~near])
+    types = {}
+    for key in sorted(peaks):
+        p = np.array(peaks[key])
+        types[key] = {"seizures": len(p), "peak_median": round(float(np.median(p)), 4)}
+        for i, lv in enumerate(levels):
+            reached = [x[i] for x in lats[key] if x[i] is not None]
+            types[key][f"reach_{lv}"] = round(float(np.mean(p >= lv)), 3)
+            types[key][f"latency_median_s_{lv}"] = (round(float(np.median(reached)), 1)
+                                                    if reached else None)  # fmt: skip
+    gens = {}
+    for gen, parts in sorted(background.items()):
+        b = np.concatenate(parts)
+        gens[gen] = {"background_epochs": int(b.size)} | {
+            f"q{q}": round(float(np.quantile(b, q)), 4) for q in BACKGROUND_QUANTILES
+        } if b.size else {"background_epochs": 0}
+    return {"top_k": top_k, "levels": list(levels), "types": types, "generators": gens}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", action="append", required=True, metavar="NAME=LIST:EVAL_DIR")
+    ap.add_argument("--top-k", type=int, default=4)
+    ap.add_argument("--out", help="write the figures here as JSON")
+    args = ap.parse_args(argv)
+    corpora = {}
+    for spec in args.corpus:
+        name, sep, rest = spec.partition("=")
+        lst, sep2, ev = rest.rpartition(":")
+        if not (sep and sep2 and name and Path(lst).is_file() and Path(ev).is_dir()):
+            raise SystemExit(f"--corpus {spec!r}: expected NAME=an existing list:an evaluate folder")
+        corpora[name] = (Path(lst), Path(ev))
+    doc = {"command": " ".join(sys.argv)} | family_scores(corpora, args.top_k)
+    for gen, g in doc["generators"].items():
+        print(f"{gen:8s} background " + ", ".join(f"{k} {v}" for k, v in g.items()))
+    for key, t in doc["types"].items():
+        print(f"{key:36s} n={t['seizures']:3d} peak median {t['peak_median']:.4f}  "
+              + "  ".join(f">={lv}: {t[f'reach_{lv}']:.2f}" for lv in doc["levels"]))  # fmt: skip
+    if args.out:
+        write_json_atomic(args.out, doc)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
