@@ -108,11 +108,13 @@ def det_mean(trials: list[dict], voices: list[str], rates: tuple = DET_RATES,
     return sum(per_voice) / len(per_voice)
 
 
-def seed_figures(op_json: Path, det_max_flag_ratio: float | None = None) -> dict:
+def seed_figures(op_json: Path, det_max_flag_ratio: float | None = None,
+                 doc: dict | None = None) -> dict:  # fmt: skip
     """One seed's SELECT mean and per-corpus figures at its chosen point, and its DET mean
-    (under ``det_max_flag_ratio``, :func:`det_mean`)."""
+    (under ``det_max_flag_ratio``, :func:`det_mean`); ``doc``: the result already read
+    (:func:`operating_point.load_result`), else it is read from ``op_json``."""
     try:
-        doc = load_result(op_json)
+        doc = load_result(op_json) if doc is None else doc
         chosen = doc["figures"]["chosen"]
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise SystemExit(f"{op_json}: not an operating_point.py result ({err!r})") from err

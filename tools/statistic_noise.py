@@ -66,8 +66,8 @@ def top_shared(trials: list[dict], m: int = TOP_M, target: float = TARGET_FA) ->
 
 def statistics_of(op_json: Path) -> dict:
     """Every candidate statistic of one seed's stored operating-point result."""
-    seed = seed_figures(op_json)
     doc = load_result(op_json)
+    seed = seed_figures(op_json, doc=doc)
     if "trials_pool" not in doc:
         raise SystemExit(f"{op_json}: no trials_pool (not a strict-grid --weigh corpora result)")
     trials, voices = doc["trials_pool"], list(seed["corpora"])
