@@ -170,6 +170,21 @@ xk6() {  # the sixth TRAIN corpus and trainX6.list
   find "$WORK/XK6/edf" -name '*.edf' | sort > "$WORK/XK6.list"
   cat "$WORK/trainX5.list" "$WORK/XK6.list" > "$WORK/trainX6.list"
 }
+# Amendment 60: AL, 12 h of our simulator whose 15 seizures are all of the low-voltage fast
+# family (a REPORT family until then), TRAIN others as in A; trainX5L.list = trainX5 + AL; its
+# store reuses storeX5 (only AL is computed; ~17 GB)
+al60() {
+  sim "$WORK/AL" --hours 12 --patients 6 --seed 91 --no-progress --exclude-families \
+    "$TRAIN_SEIZ,$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
+  find "$WORK/AL/edf" -name '*.edf' | sort > "$WORK/AL.list"
+  cat "$WORK/trainX5.list" "$WORK/AL.list" > "$WORK/trainX5L.list"
+}
+# K34 (amendment 60): K15's recipe on trainX5L with AL balanced as a sixth source
+k34() {  # OUT SEED [option...]
+  local out=$1 s=$2; shift 2
+  k15x5 "$out" "$s" --corpus "$WORK/trainX5L.list" --store "$WORK/storeX5L" \
+    --reuse-store "$WORK/storeX5" --balance-sources A+A3+B,AL,XT1,XT2,XE,XH "$@"
+}
 # Rule P (amendments 39-41): a recipe's seeds 3, 0, 1 (folders, in that order) judged pair by
 # pair against K15's trained in the same environment: k15s3r, k15r, k15rs1 (this machine's
 # native one, RT_EEG_NATIVE_ISA=1, /work/sim/recipe) -> recipe_label_vs_k15r_paired.json; or,
