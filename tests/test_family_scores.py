@@ -77,3 +77,5 @@ def test_peaks_latencies_and_background_per_generator_and_type(tmp_path, capsys)
         family_scores.main(["--corpus", f"C={lst}:{ev}"])
     with pytest.raises(SystemExit, match="expected NAME=an existing list"):
         family_scores.main(["--corpus", f"C={tmp_path / 'absent.list'}:{ev}"])
+    with pytest.raises(SystemExit, match="--corpus 'C-no-colon': expected NAME=LIST:EVAL_DIR"):
+        family_scores.main(["--corpus", "C-no-colon"])

@@ -31,6 +31,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from operating_point import _spec  # noqa: E402  (tools/, beside this file)
+
+from rt_eeg.errors import RtEegError  # noqa: E402
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
 
 LEVELS = (0.99, 0.995, 0.998)
@@ -116,9 +119,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     corpora = {}
     for spec in args.corpus:
-        name, sep, rest = spec.partition("=")
-        lst, sep2, ev = rest.rpartition(":")
-        if not (sep and sep2 and name and Path(lst).is_file() and Path(ev).is_dir()):
+        try:
+            name, lst, ev = _spec(spec, "--corpus")
+        except RtEegError as e:
+            raise SystemExit(str(e)) from None
+        if not (Path(lst).is_file() and Path(ev).is_dir()):
             raise SystemExit(f"--corpus {spec!r}: expected NAME=an existing list:an evaluate folder")
         corpora[name] = (Path(lst), Path(ev))
     doc = {"command": " ".join(sys.argv)} | family_scores(corpora, args.top_k)
