@@ -153,17 +153,20 @@ recipe3() {  # NAME TRAIN_OPTION...   (three-voice SELECT, amendments 15-22)
 }
 # K15's recipe (amendment 29) for one explicit seed, OPTIONs added after it (a later option
 # wins: `k15x5 k21 0 --epochs 9`); amendments 39-40 pair seeds by number.
+# (LIST, STORE: a list and store under $WORK other than trainX5 / storeX5; SOURCES: the
+# balanced sources other than K15's five)
 k15x5() {  # OUT SEED [option...]
   local out=$1 s=$2; shift 2
-  rt-eeg train --corpus "$WORK/trainX5.list" --dev-corpus "$WORK/SXS.list" --out "$WORK/$out" \
-    --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX5" \
-    --balance-sources A+A3+B,XT1,XT2,XE,XH --balance-mining "$@"
+  rt-eeg train --corpus "$WORK/${LIST:-trainX5}.list" --dev-corpus "$WORK/SXS.list" \
+    --out "$WORK/$out" --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 \
+    --store "$WORK/${STORE:-storeX5}" --balance-sources "${SOURCES:-A+A3+B,XT1,XT2,XE,XH}" \
+    --balance-mining "$@"
 }
 # K22 (amendment 41): K20's recipe (tail averaging) with `hawkes` (XK6) as a sixth source
 k22x6() {  # OUT SEED [option...]
   local out=$1 s=$2; shift 2
-  k15x5 "$out" "$s" --corpus "$WORK/trainX6.list" --store "$WORK/storeX6" \
-    --balance-sources A+A3+B,XT1,XT2,XE,XH,XK6 --average-epochs 3 "$@"
+  LIST=trainX6 STORE=storeX6 SOURCES=A+A3+B,XT1,XT2,XE,XH,XK6 \
+    k15x5 "$out" "$s" --average-epochs 3 "$@"
 }
 xk6() {  # the sixth TRAIN corpus and trainX6.list
   xsim "$WORK/XK6" --generator hawkes --hours 16 --patients 12 --seed 72
@@ -182,8 +185,8 @@ al60() {
 # K34 (amendment 60): K15's recipe on trainX5L with AL balanced as a sixth source
 k34() {  # OUT SEED [option...]
   local out=$1 s=$2; shift 2
-  k15x5 "$out" "$s" --corpus "$WORK/trainX5L.list" --store "$WORK/storeX5L" \
-    --reuse-store "$WORK/storeX5" --balance-sources A+A3+B,AL,XT1,XT2,XE,XH "$@"
+  LIST=trainX5L STORE=storeX5L SOURCES=A+A3+B,AL,XT1,XT2,XE,XH \
+    k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
 }
 # Rule P (amendments 39-41): a recipe's seeds 3, 0, 1 (folders, in that order) judged pair by
 # pair against K15's trained in the same environment: k15s3r, k15r, k15rs1 (this machine's
