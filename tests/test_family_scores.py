@@ -12,9 +12,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 family_scores = pytest.importorskip("family_scores")
 
+from rt_eeg.montage import REDUCED_DERIVATIONS, TCP_22  # noqa: E402
+
 
 def _recording(folder: Path, ev: Path, name: str, probs: np.ndarray, sidecar: dict | None,
-               families: list[str] | None = None, seizures=()) -> Path:  # fmt: skip
+               families: list[str] | None = None, seizures=(), ch_names=None) -> Path:  # fmt: skip
     edf = folder / f"{name}.edf"
     edf.write_bytes(b"")  # only the name and the files beside it are read
     if sidecar is not None:
@@ -24,8 +26,10 @@ def _recording(folder: Path, ev: Path, name: str, probs: np.ndarray, sidecar: di
         rows = "".join(f"TERM,{a:.4f},{b:.4f},seiz,1.0000\n" for a, b in seizures)
         edf.with_suffix(".csv_bi").write_text(
             "# version = csv_v1.0.0\nchannel,start_time,stop_time,label,confidence\n" + rows)
+    if ch_names is None:
+        ch_names = TCP_22[: probs.shape[1]]
     np.savez(ev / f"{name}.probs.npz", probs=probs.astype(np.float32),
-             epoch_starts=np.arange(len(probs), dtype=float))  # fmt: skip
+             epoch_starts=np.arange(len(probs), dtype=float), ch_names=np.array(ch_names))  # fmt: skip
     return edf
 
 
@@ -79,3 +83,19 @@ def test_peaks_latencies_and_background_per_generator_and_type(tmp_path, capsys)
         family_scores.main(["--corpus", f"C={tmp_path / 'absent.list'}:{ev}"])
     with pytest.raises(SystemExit, match="--corpus 'C-no-colon': expected NAME=LIST:EVAL_DIR"):
         family_scores.main(["--corpus", "C-no-colon"])
+
+
+def test_reduced_montage_uses_the_postprocessors_own_k(tmp_path):
+    """On a reduced montage the score is the top ``top_k_reduced`` mean, as the postprocessor
+    computes it: two channels at 0.999 and the rest low peak at 0.999, not at their top-4 mean."""
+    ev = tmp_path / "eval"
+    ev.mkdir()
+    names = [f"{a}-{b}" for a, b in REDUCED_DERIVATIONS]
+    p = np.full((200, len(names)), 0.1)
+    p[100:130, :2] = 0.999
+    sc = {"generator": "mvar", "seizures": [[100.0, 130.0, "lvfa"]]}
+    r = _recording(tmp_path, ev, "red", p, sc, ch_names=names)
+    lst = tmp_path / "red.list"
+    lst.write_text(f"{r}\n")
+    lvf = family_scores.family_scores({"C": (lst, ev)}, top_k=4)["types"]["mvar/lvfa"]
+    assert lvf["peak_median"] == pytest.approx(0.999, abs=1e-4) and lvf["reach_0.998"] == 1.0

@@ -35,6 +35,7 @@ from operating_point import _spec  # noqa: E402  (tools/, beside this file)
 
 from rt_eeg.errors import RtEegError  # noqa: E402
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
+from rt_eeg.postprocess import PostprocessConfig, effective_top_k  # noqa: E402
 
 LEVELS = (0.99, 0.995, 0.998)
 BACKGROUND_QUANTILES = (0.99, 0.999, 0.9999)
@@ -80,7 +81,9 @@ def family_scores(corpora: dict[str, tuple[Path, Path]], top_k: int = 4,
             if not npz.is_file():
                 raise SystemExit(f"{npz}: no decoder output for {edf} (corpus {name})")
             z = np.load(npz)
-            t, score = z["epoch_starts"], recording_scores(z["probs"], top_k)
+            # the postprocessor's own k for these channels (fewer on a reduced montage)
+            k = effective_top_k(PostprocessConfig(top_k=top_k), [str(c) for c in z["ch_names"]])
+            t, score = z["epoch_starts"], recording_scores(z["probs"], k)
             gen, seizures = seizures_of(edf)
             near = np.zeros(len(t), bool)
             for a, b, kind in seizures:
