@@ -99,3 +99,33 @@ def test_reduced_montage_uses_the_postprocessors_own_k(tmp_path):
     lst.write_text(f"{r}\n")
     lvf = family_scores.family_scores({"C": (lst, ev)}, top_k=4)["types"]["mvar/lvfa"]
     assert lvf["peak_median"] == pytest.approx(0.999, abs=1e-4) and lvf["reach_0.998"] == 1.0
+
+
+def test_background_at_the_top_is_attributed_to_the_generators_events(tmp_path, capsys):
+    """Background epochs at or above the top level are counted against the independent
+    generator's timed events: their share of the top epochs beside their share of all
+    background epochs (our simulator's recordings, with no timed events, are left out)."""
+    ev = tmp_path / "eval"
+    ev.mkdir()
+    n = 300
+    p = np.full((n, 4), 0.2)
+    p[40:46, :] = 0.999  # six background epochs at the top, all inside a 'muscle' event
+    p[150:170, :] = 0.999  # the seizure: not background
+    events = [[0.0, 300.0, "ecg"], [38.0, 50.0, "muscle"], [250.0, 270.0, "muscle"], [5.0, 9.0, "blink"]]
+    sc = {"generator": "nmm", "seizures": [[150.0, 170.0, "spike_wave"]], "events": events}
+    r = _recording(tmp_path, ev, "r", p, sc)
+    ours = _recording(tmp_path, ev, "o", np.full((n, 4), 0.999), None, [], [])
+    lst = tmp_path / "l.list"
+    lst.write_text(f"{r}\n{ours}\n")
+    doc = family_scores.family_scores({"C": (lst, ev)}, top_k=4, top_level=0.995)
+    g = doc["generators"]["nmm"]
+    bg = n - (230 - 120)  # epochs 120-229 end after 120 s or start before 230 s: near it
+    assert g["background_epochs"] == bg and g["epochs_at_top"] == 6
+    at = g["events_at_top"]
+    assert at["muscle"] == {"share_top": 1.0, "share_all": round(32 / bg, 3)}  # 12 + 20 epochs
+    assert at["blink"] == {"share_top": 0.0, "share_all": round(4 / bg, 3)}
+    assert at["ecg"]["share_top"] == 1.0 and at["ecg"]["share_all"] == 1.0
+    assert list(at)[:2] in (["ecg", "muscle"], ["muscle", "ecg"])  # ordered by epochs at the top
+    assert "events_at_top" not in doc["generators"]["ours"]  # no timed events to attribute to
+    family_scores.main(["--corpus", f"C={lst}:{ev}", "--top-level", "0.995"])
+    assert "muscle 1.0" in capsys.readouterr().out

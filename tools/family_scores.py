@@ -10,6 +10,12 @@ first reaches each level; per generator, the quantiles of the same score on back
 more than 30 s before a seizure or 60 s after one). A type whose seizures peak below the
 levels the operating point lives at (0.995-0.9998) is missed whatever the postprocessor does.
 
+What the background at the top is: for an independent generator's recordings (their
+``.xsim.json`` lists its background events with times: artifacts, state changes), the share of
+background epochs scoring at least ``--top-level`` that overlap each event type, beside that
+type's share of all background epochs. A type whose share at the top is far above its share
+overall is what the false alarms at that level are made of.
+
 Usage (SELECT v2's decodes of one seed; the lists name the EDFs)::
 
     python tools/family_scores.py --top-k 4 \\
@@ -39,6 +45,7 @@ from rt_eeg.postprocess import PostprocessConfig, effective_top_k  # noqa: E402
 
 LEVELS = (0.99, 0.995, 0.998)
 BACKGROUND_QUANTILES = (0.99, 0.999, 0.9999)
+TOP_LEVEL = 0.995  # the operating points' middle: background above it is a false alarm's start
 BEFORE_S, AFTER_S = 30.0, 60.0  # kept out of the background: pre-ictal build-up, post-ictal
 
 
@@ -63,6 +70,16 @@ def seizures_of(edf: Path) -> tuple[str, list[tuple[float, float, str]]]:
     return "ours", [(a, b, k) for (a, b), k in zip(sorted(spans), kinds, strict=True)]
 
 
+def events_of(edf: Path) -> list[tuple[float, float, str]] | None:
+    """An independent generator's background events ``[(start_s, stop_s, type), ...]``, or
+    None for a recording without timed events (our simulator's)."""
+    xsim = edf.with_suffix(".xsim.json")
+    if not xsim.is_file():
+        return None
+    events = json.loads(xsim.read_text("utf-8")).get("events", [])
+    return [(float(a), float(b), str(t)) for a, b, t in events]
+
+
 def recording_scores(probs: np.ndarray, top_k: int) -> np.ndarray:
     """``(n_epochs, n_channels)`` -> ``(n_epochs,)``: the mean of the ``top_k`` highest."""
     k = min(top_k, probs.shape[1])
@@ -70,10 +87,13 @@ def recording_scores(probs: np.ndarray, top_k: int) -> np.ndarray:
 
 
 def family_scores(corpora: dict[str, tuple[Path, Path]], top_k: int = 4,
-                  levels=LEVELS) -> dict:  # fmt: skip
+                  levels=LEVELS, top_level: float = TOP_LEVEL) -> dict:  # fmt: skip
     """Per ``generator/type``: seizures, their peak scores and latencies; per generator the
-    background quantiles. ``corpora``: ``{name: (list file, evaluate folder)}``."""
+    background quantiles and, where events are timed, what the background at ``top_level``
+    overlaps. ``corpora``: ``{name: (list file, evaluate folder)}``."""
     peaks, lats, background = defaultdict(list), defaultdict(list), defaultdict(list)
+    # per generator: [background epochs, of them >= top_level, {type: [overlapping, of them top]}]
+    ev_counts: dict[str, list] = {}
     for name, (lst, ev) in corpora.items():
         for line in lst.read_text("utf-8").split():
             edf = Path(line)
@@ -96,6 +116,18 @@ def family_scores(corpora: dict[str, tuple[Path, Path]], top_k: int = 4,
                 lats[f"{gen}/{kind}"].append([float(ts[s >= lv][0] + 1 - a) if (s >= lv).any()
                                               else None for lv in levels])  # fmt: skip
             background[gen].append(score[~near])
+            events = events_of(edf)
+            if events is not None:
+                bg, top = ~near, ~near & (score >= top_level)
+                c = ev_counts.setdefault(gen, [0, 0, defaultdict(lambda: [0, 0])])
+                c[0] += int(bg.sum())
+                c[1] += int(top.sum())
+                for kind in {e[2] for e in events}:
+                    over = np.zeros(len(t), bool)
+                    for a, b, _ in (e for e in events if e[2] == kind):
+                        over |= (t + 1 > a) & (t < b)
+                    c[2][kind][0] += int((over & bg).sum())
+                    c[2][kind][1] += int((over & top).sum())
     types = {}
     for key in sorted(peaks):
         p = np.array(peaks[key])
@@ -111,13 +143,27 @@ def family_scores(corpora: dict[str, tuple[Path, Path]], top_k: int = 4,
         gens[gen] = {"background_epochs": int(b.size)} | {
             f"q{q}": round(float(np.quantile(b, q)), 4) for q in BACKGROUND_QUANTILES
         } if b.size else {"background_epochs": 0}
-    return {"top_k": top_k, "levels": list(levels), "types": types, "generators": gens}
+        if gen in ev_counts:
+            n_bg, n_top, per = ev_counts[gen]
+            gens[gen]["top_level"] = top_level
+            gens[gen]["epochs_at_top"] = n_top
+            # share of the top epochs / of all background epochs overlapping each event type
+            gens[gen]["events_at_top"] = {
+                kind: {"share_top": round(v[1] / n_top, 3) if n_top else None,
+                       "share_all": round(v[0] / n_bg, 3) if n_bg else None}
+                for kind, v in sorted(per.items(), key=lambda kv: -kv[1][1])
+            }  # fmt: skip
+    return {"top_k": top_k, "levels": list(levels), "top_level": top_level, "types": types,
+            "generators": gens}  # fmt: skip
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", action="append", required=True, metavar="NAME=LIST:EVAL_DIR")
     ap.add_argument("--top-k", type=int, default=4)
+    ap.add_argument("--top-level", type=float, default=TOP_LEVEL,
+                    help="background epochs at or above this score are attributed to the "
+                         "generator's events (default %(default)s)")  # fmt: skip
     ap.add_argument("--out", help="write the figures here as JSON")
     args = ap.parse_args(argv)
     corpora = {}
@@ -129,9 +175,14 @@ def main(argv=None) -> int:
         if not (Path(lst).is_file() and Path(ev).is_dir()):
             raise SystemExit(f"--corpus {spec!r}: expected NAME=an existing list:an evaluate folder")
         corpora[name] = (Path(lst), Path(ev))
-    doc = {"command": " ".join(sys.argv)} | family_scores(corpora, args.top_k)
+    doc = {"command": " ".join(sys.argv)} | family_scores(corpora, args.top_k, top_level=args.top_level)
     for gen, g in doc["generators"].items():
-        print(f"{gen:8s} background " + ", ".join(f"{k} {v}" for k, v in g.items()))
+        print(f"{gen:8s} background " + ", ".join(f"{k} {v}" for k, v in g.items()
+                                                   if k != "events_at_top"))  # fmt: skip
+        top = list(g.get("events_at_top", {}).items())[:6]
+        if top:
+            print(f"{'':8s} at >= {g['top_level']}: " + ", ".join(
+                f"{k} {v['share_top']} ({v['share_all']})" for k, v in top))
     for key, t in doc["types"].items():
         print(f"{key:36s} n={t['seizures']:3d} peak median {t['peak_median']:.4f}  "
               + "  ".join(f">={lv}: {t[f'reach_{lv}']:.2f}" for lv in doc["levels"]))  # fmt: skip
