@@ -188,6 +188,13 @@ k34() {  # OUT SEED [option...]
   LIST=trainX5L STORE=storeX5L SOURCES=A+A3+B,AL,XT1,XT2,XE,XH \
     k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
 }
+# K35 (amendment 61): K34's corpus with AL inside our simulator's source instead of a sixth one
+# (its 15 LVF seizures at their share of that source's seizure rows, not a sixth of every epoch)
+k35() {  # OUT SEED [option...]
+  local out=$1 s=$2; shift 2
+  LIST=trainX5L STORE=storeX5L SOURCES=A+A3+B+AL,XT1,XT2,XE,XH \
+    k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
+}
 # Rule P (amendments 39-41): a recipe's seeds 3, 0, 1 (folders, in that order) judged pair by
 # pair against K15's trained in the same environment: k15s3r, k15r, k15rs1 (this machine's
 # native one, RT_EEG_NATIVE_ISA=1, /work/sim/recipe) -> recipe_label_vs_k15r_paired.json; or,
