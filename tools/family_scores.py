@@ -49,11 +49,17 @@ TOP_LEVEL = 0.995  # the operating points' middle: background above it is a fals
 BEFORE_S, AFTER_S = 30.0, 60.0  # kept out of the background: pre-ictal build-up, post-ictal
 
 
-def seizures_of(edf: Path) -> tuple[str, list[tuple[float, float, str]]]:
-    """``(generator, [(start_s, stop_s, type), ...])`` from the files beside ``edf``."""
+def _xsim(edf: Path) -> dict | None:
+    """The independent generator's ``.xsim.json`` beside ``edf``, or None (our simulator's)."""
     xsim = edf.with_suffix(".xsim.json")
-    if xsim.is_file():
-        doc = json.loads(xsim.read_text("utf-8"))
+    return json.loads(xsim.read_text("utf-8")) if xsim.is_file() else None
+
+
+def seizures_of(edf: Path, xsim: dict | None = None) -> tuple[str, list[tuple[float, float, str]]]:
+    """``(generator, [(start_s, stop_s, type), ...])`` from the files beside ``edf``
+    (``xsim``: its ``.xsim.json`` already read)."""
+    doc = xsim if xsim is not None else _xsim(edf)
+    if doc is not None:
         return doc["generator"], [(float(a), float(b), str(t)) for a, b, t in doc["seizures"]]
     fams = edf.with_suffix(".families.json")
     if not fams.is_file():
@@ -68,16 +74,6 @@ def seizures_of(edf: Path) -> tuple[str, list[tuple[float, float, str]]]:
         raise SystemExit(f"{edf}: {len(spans)} seizures in the .csv_bi, {len(kinds)} families "
                          f"in the .families.json")  # fmt: skip
     return "ours", [(a, b, k) for (a, b), k in zip(sorted(spans), kinds, strict=True)]
-
-
-def events_of(edf: Path) -> list[tuple[float, float, str]] | None:
-    """An independent generator's background events ``[(start_s, stop_s, type), ...]``, or
-    None for a recording without timed events (our simulator's)."""
-    xsim = edf.with_suffix(".xsim.json")
-    if not xsim.is_file():
-        return None
-    events = json.loads(xsim.read_text("utf-8")).get("events", [])
-    return [(float(a), float(b), str(t)) for a, b, t in events]
 
 
 def recording_scores(probs: np.ndarray, top_k: int) -> np.ndarray:
@@ -104,7 +100,8 @@ def family_scores(corpora: dict[str, tuple[Path, Path]], top_k: int = 4,
             # the postprocessor's own k for these channels (fewer on a reduced montage)
             k = effective_top_k(PostprocessConfig(top_k=top_k), [str(c) for c in z["ch_names"]])
             t, score = z["epoch_starts"], recording_scores(z["probs"], k)
-            gen, seizures = seizures_of(edf)
+            xsim = _xsim(edf)
+            gen, seizures = seizures_of(edf, xsim)
             near = np.zeros(len(t), bool)
             for a, b, kind in seizures:
                 near |= (t + 1 > a - BEFORE_S) & (t < b + AFTER_S)
@@ -116,18 +113,18 @@ def family_scores(corpora: dict[str, tuple[Path, Path]], top_k: int = 4,
                 lats[f"{gen}/{kind}"].append([float(ts[s >= lv][0] + 1 - a) if (s >= lv).any()
                                               else None for lv in levels])  # fmt: skip
             background[gen].append(score[~near])
-            events = events_of(edf)
-            if events is not None:
+            if xsim is not None:  # timed background events: an independent generator's
                 bg, top = ~near, ~near & (score >= top_level)
                 c = ev_counts.setdefault(gen, [0, 0, defaultdict(lambda: [0, 0])])
                 c[0] += int(bg.sum())
                 c[1] += int(top.sum())
-                for kind in {e[2] for e in events}:
-                    over = np.zeros(len(t), bool)
-                    for a, b, _ in (e for e in events if e[2] == kind):
-                        over |= (t + 1 > a) & (t < b)
-                    c[2][kind][0] += int((over & bg).sum())
-                    c[2][kind][1] += int((over & top).sum())
+                over: dict[str, np.ndarray] = {}
+                for a, b, kind in xsim.get("events", []):
+                    o = over.setdefault(str(kind), np.zeros(len(t), bool))
+                    o |= (t + 1 > float(a)) & (t < float(b))
+                for kind, o in over.items():
+                    c[2][kind][0] += int((o & bg).sum())
+                    c[2][kind][1] += int((o & top).sum())
     types = {}
     for key in sorted(peaks):
         p = np.array(peaks[key])
