@@ -16,5 +16,8 @@ REPORT2=hypnagogic,mu,lambda,phantom_sw,photic
 # Arousals from sleep (rt_eeg/sim/arousals.py, 2026-11-26): TRAIN, in corpus A4 only (protocol
 # amendment 14); every other corpus excludes them and is bit-identical to before they existed.
 NEW_TRAIN2=arousal
+# Medication beta (rt_eeg/sim/drug_beta.py, 2026-11-28): TRAIN, in corpus AM only (protocol
+# amendment 62); every other corpus excludes it and is bit-identical to before it existed.
+NEW_TRAIN3=drug_beta
 # O and O2 (own distribution: TRAIN families on unseen patients) exclude everything else
-OWN_EXCLUDE="$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
+OWN_EXCLUDE="$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"

@@ -178,7 +178,7 @@ xk6() {  # the sixth TRAIN corpus and trainX6.list
 # store reuses storeX5 (only AL is computed; ~17 GB)
 al60() {
   sim "$WORK/AL" --hours 12 --patients 6 --seed 91 --no-progress --exclude-families \
-    "$TRAIN_SEIZ,$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
+    "$TRAIN_SEIZ,$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"
   find "$WORK/AL/edf" -name '*.edf' | sort > "$WORK/AL.list"
   cat "$WORK/trainX5.list" "$WORK/AL.list" > "$WORK/trainX5L.list"
 }
@@ -193,6 +193,22 @@ k34() {  # OUT SEED [option...]
 k35() {  # OUT SEED [option...]
   local out=$1 s=$2; shift 2
   LIST=trainX5L STORE=storeX5L SOURCES=A+A3+B+AL,XT1,XT2,XE,XH \
+    k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
+}
+# Amendment 62: AM, 12 h of our simulator whose seizures are all low-voltage fast (as AL's) and
+# whose every recording holds the medication-beta background (`drug_beta`, 15-27 Hz, 8-30 uV,
+# hours long): fast activity that is not a seizure beside the seizures that are;
+# trainX5M.list = trainX5L + AM; its store reuses storeX5 (AL and AM computed; ~18 GB)
+am62() {
+  sim "$WORK/AM" --hours 12 --patients 6 --seed 93 --no-progress --require-families drug_beta \
+    --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
+  find "$WORK/AM/edf" -name '*.edf' | sort > "$WORK/AM.list"
+  cat "$WORK/trainX5L.list" "$WORK/AM.list" > "$WORK/trainX5M.list"
+}
+# K36 (amendment 62): K34's recipe with AL and AM together as the sixth balanced source
+k36() {  # OUT SEED [option...]
+  local out=$1 s=$2; shift 2
+  LIST=trainX5M STORE=storeX5M SOURCES=A+A3+B,AL+AM,XT1,XT2,XE,XH \
     k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
 }
 # Rule P (amendments 39-41): a recipe's seeds 3, 0, 1 (folders, in that order) judged pair by
@@ -409,7 +425,7 @@ done
 python tools/compare_heldout.py --model K6="$WORK/eval" --corpora XEE,XHH \
   --out tools/results/heldout_k6_reserved.json
 [ -f "$WORK/A4/.done" ] || { rt-eeg simulate --out "$WORK/A4" --hours 16 --patients 8 --seed 34 \
-  --exclude-families hemispheric,subtle_focal,rhythmic_beta,polyspike,low_voltage_fast,muscle_obscured,rhythmic_alpha,slowing,fourteen_six,movement,electrode_pop,breach,wicket,sreda,patting,sweat,chewing,hypnagogic,mu,lambda,phantom_sw,photic \
+  --exclude-families hemispheric,subtle_focal,rhythmic_beta,polyspike,low_voltage_fast,muscle_obscured,rhythmic_alpha,slowing,fourteen_six,movement,electrode_pop,breach,wicket,sreda,patting,sweat,chewing,hypnagogic,mu,lambda,phantom_sw,photic,drug_beta \
   && touch "$WORK/A4/.done"; }
 find "$WORK/A4/edf" -name '*.edf' | sort > "$WORK/A4.list"
 cat "$WORK/trainX.list" "$WORK/A4.list" > "$WORK/trainX4.list"

@@ -49,6 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="comma list of families or groups never to draw (held out)",
     )
     parser.add_argument(
+        "--require-families",
+        metavar="LIST",
+        help="comma list of optional families (slowing, breach, benign variants, rarer "
+        "artifacts, drug_beta) that every recording holds instead of by chance",
+    )
+    parser.add_argument(
         "--generator",
         default="rt_eeg",
         metavar="NAME",
@@ -66,15 +72,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from rt_eeg.errors import RtEegError
     from rt_eeg.sim import corpus
-    from rt_eeg.sim.families import resolve_families
+    from rt_eeg.sim.families import parse_families, resolve_families
 
     if args.generator != "rt_eeg":
         return _run_independent(args)
     families = resolve_families(args.families, args.exclude_families)
+    require = (parse_families(args.require_families, "--require-families")
+               if args.require_families else ())  # fmt: skip
 
-    if args.sample and (args.families or args.exclude_families):
+    if args.sample and (args.families or args.exclude_families or args.require_families):
         raise RtEegError(
-            "--families / --exclude-families do not apply to --sample (a classic recording)"
+            "--families / --exclude-families / --require-families do not apply to --sample "
+            "(a classic recording)"
         )
     if args.sample:
         if args.sfreq is not None and (args.sfreq < 50 or args.sfreq != int(args.sfreq)):
@@ -96,14 +105,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.from_annotations is not None:
             jobs = corpus.plan_from_annotations(args.from_annotations, args.seed,
-                                                families=families)  # fmt: skip
+                                                families=families, require=require)  # fmt: skip
         else:
             if args.patients < 1:
                 raise RtEegError(f"--patients {args.patients} must be at least 1")
             if args.sfreq is not None and (args.sfreq < 100 or args.sfreq != int(args.sfreq)):
                 raise RtEegError(f"--sfreq {args.sfreq} must be a whole number of Hz, at least 100")
             jobs = corpus.plan_corpus(args.hours, args.patients, args.seed, sfreq=args.sfreq,
-                                      montage=args.montage, families=families)  # fmt: skip
+                                      montage=args.montage, families=families,
+                                      require=require)  # fmt: skip
     except ValueError as err:
         raise RtEegError(str(err)) from None
     try:
@@ -132,7 +142,8 @@ def _run_independent(args: argparse.Namespace) -> int:
     from rt_eeg.xsim import corpus as xcorpus
 
     for flag, value in (("--families", args.families), ("--exclude-families",
-                        args.exclude_families), ("--sample", args.sample)):  # fmt: skip
+                        args.exclude_families), ("--require-families", args.require_families),
+                        ("--sample", args.sample)):  # fmt: skip
         if value:
             raise RtEegError(f"{flag} applies to the rt_eeg generator only, not {args.generator!r}")
     if args.workers < 1:

@@ -31,6 +31,7 @@ from rt_eeg.io.annotations import SEIZURE_LABELS, Annotation, read_csv, read_csv
 from rt_eeg.sim.families import (
     ALL_FAMILIES,
     choose_family,
+    family_list,
     patient_family_weights,
     seizure_families,
 )
@@ -45,6 +46,31 @@ SFREQS: dict[int, float] = {250: 0.45, 256: 0.25, 200: 0.07, 400: 0.08, 500: 0.0
 #: Montage folders a corpus draws from, with their weights.
 CORPUS_MONTAGES: dict[str, float] = {"01_tcp_ar": 0.7, "03_tcp_ar_a": 0.2, "02_tcp_le": 0.1}
 SPLITS = ("train", "dev", "eval")
+
+
+def optional_families() -> frozenset[str]:
+    """Families a recording holds by chance, which ``require`` can make certain."""
+    from rt_eeg.sim import clinical_artifacts, fresh_families, variety
+
+    chance = (variety.PRESENCE, clinical_artifacts.CLINICAL_PRESENCE, fresh_families.FRESH_PRESENCE)
+    return frozenset().union(*chance, {"drug_beta"})
+
+
+def check_required(require, allowed) -> frozenset[str]:
+    """``require`` as a set, after checking each is an optional and allowed family.
+
+    Raises
+    ------
+    ValueError
+        Naming the families that cannot be required, and why.
+    """
+    require = frozenset(require)
+    if bad := require - optional_families():
+        raise ValueError(f"cannot require {family_list(bad)}: only optional families can be "
+                         f"required ({family_list(optional_families())})")  # fmt: skip
+    if bad := require - frozenset(allowed):
+        raise ValueError(f"required families {family_list(bad)} are excluded")
+    return require
 
 
 @dataclass
@@ -137,6 +163,7 @@ def plan_corpus(
     sfreq: float | None = None,
     montage: str | None = None,
     families=None,
+    require=(),
 ) -> list[Job]:
     """Plan a corpus of ``hours`` hours over ``patients`` patients.
 
@@ -157,8 +184,12 @@ def plan_corpus(
     families : collection of str, optional
         Allowed families (default: every family); with no seizure family allowed, the corpus
         has no seizures.
+    require : collection of str
+        Optional families (slowing, benign variants, rarer artifacts, ``drug_beta``) every
+        recording holds; each must be allowed.
     """
     allowed = frozenset(ALL_FAMILIES if families is None else families)
+    require = check_required(require, allowed)
     if not hours > 0:
         raise ValueError(f"hours {hours} is not positive")
     total_s = int(round(hours * 3600))
@@ -204,7 +235,7 @@ def plan_corpus(
             m = montage or ses_mont
             fs = float(sfreq or ses_rate)
             plan = plan_recording(dur, fs, seed=int(prng.integers(2**31)), seizures=seizures,
-                                  montage=m, profile=profile, families=allowed)  # fmt: skip
+                                  montage=m, profile=profile, families=allowed, require=require)  # fmt: skip
             rel = Path(splits[pid], pid, ses, m, f"{pid}_s{session:03d}_t{token:03d}.edf")
             jobs.append(Job(rel, plan, default_signals(plan), datetime(year, 1, 1)))
             token += 1
@@ -298,7 +329,7 @@ def edf_header_summary(path: Path):
 
 
 def plan_from_annotations(
-    tree: str | os.PathLike, seed: int, *, include=None, families=None
+    tree: str | os.PathLike, seed: int, *, include=None, families=None, require=()
 ) -> list[Job]:
     """Plan one simulated recording per ``.csv_bi`` under ``tree``, mirroring the tree.
 
@@ -314,6 +345,8 @@ def plan_from_annotations(
         ``Path -> bool`` on each ``.csv_bi`` path; only those for which it is true.
     families : collection of str, optional
         Allowed families (default: every family).
+    require : collection of str
+        Optional families every recording holds (see :func:`plan_corpus`).
 
     Raises
     ------
@@ -322,6 +355,7 @@ def plan_from_annotations(
         has seizures while no seizure family is allowed.
     """
     allowed = frozenset(ALL_FAMILIES if families is None else families)
+    require = check_required(require, allowed)
     tree = Path(tree)
     if not tree.is_dir():
         raise RtEegError("annotation tree not found (expected a folder)", tree)
@@ -371,7 +405,8 @@ def plan_from_annotations(
             fam = choose_family(allowed, float(fam_rng.random()), weights=fam_w, label=label)
             specs.append(SeizureSpec(a, b, kind=kind, label=label, onsets=onsets, family=fam))
         plan = plan_recording(duration, sfreq, seed=int(prng.integers(2**31)), seizures=specs,
-                              montage=montage, profile=profile, families=allowed)  # fmt: skip
+                              montage=montage, profile=profile, families=allowed,
+                              require=require)  # fmt: skip
         if header:
             signals = signals_from_header(header[0], header[1], header[2], plan)
             start = header[3]
@@ -441,9 +476,11 @@ def simulate_corpus(
     montage: str | None = None,
     families=None,
     progress: bool = True,
+    require=(),
 ) -> dict:
     """Plan and write a corpus; see :func:`plan_corpus` and :func:`write_jobs`."""
-    jobs = plan_corpus(hours, patients, seed, sfreq=sfreq, montage=montage, families=families)
+    jobs = plan_corpus(hours, patients, seed, sfreq=sfreq, montage=montage, families=families,
+                       require=require)  # fmt: skip
     return write_jobs(out, jobs, progress=progress)
 
 

@@ -40,6 +40,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "slowing",  # focal or diffuse polymorphic delta
         "breach",  # skull defect: focal higher amplitude and faster activity
         "arousal",  # abrupt awakenings and brief arousals from sleep, with a muscle burst
+        "drug_beta",  # sedative medication: diffuse / frontocentral 15-27 Hz, 8-30 uV, hours
     ),
     "benign": (
         "wicket",  # arciform 6-11 Hz temporal trains
@@ -161,6 +162,12 @@ def resolve_families(include: str | None, exclude: str | None) -> frozenset[str]
     if exclude:
         allowed -= _parse(exclude, "--exclude-families")
     return frozenset(allowed)
+
+
+def parse_families(text: str, option: str) -> frozenset[str]:
+    """Family and group names of a comma list given to ``option`` (RtEegError naming it on
+    an unknown name)."""
+    return frozenset(_parse(text, option))
 
 
 def read_families(edf_path) -> dict:

@@ -37,6 +37,7 @@ from rt_eeg.sim.background import (
 )
 from rt_eeg.sim.benign import BENIGN_RENDERERS, draw_benign
 from rt_eeg.sim.clinical_artifacts import CLINICAL_RENDERERS, draw_clinical_artifacts
+from rt_eeg.sim.drug_beta import draw_drug_beta
 from rt_eeg.sim.families import choose_family
 from rt_eeg.sim.fresh_families import FRESH_RENDERERS, draw_fresh_families
 from rt_eeg.sim.layout import (
@@ -265,6 +266,9 @@ class RecordingGenerator:
         if v is not None:
             v.add_envelopes(self.timeline, frngs[0])
         self.background = Background(p.profile, p.sfreq, rngs[1], extra=v)
+        # medication beta: a stream of its own (presence drawn there too); None without it
+        self.drug_beta = (None if v is None else
+                          draw_drug_beta(p.seed, self.timeline, p.sfreq, p.profile.elec_gain, v))  # fmt: skip
         transients = draw_sleep_transients(p.duration, p.profile, self.timeline, rngs[2])
         if p.artifacts:
             transients += draw_artifacts(p.duration, p.profile, self.timeline, rngs[3])
@@ -327,6 +331,8 @@ class RecordingGenerator:
         sf = self.sfreq
         t = (s0 + np.arange(n)) / sf
         v = self.background.render(self.timeline, t)
+        if self.drug_beta is not None:  # before the seizures: an electrodecrement suppresses it
+            v += self.drug_beta.render(t)
         active = []
         for i, sz in enumerate(self.plan.seizures):
             a = int(math.floor(sz.start * sf))
@@ -381,7 +387,8 @@ class RecordingGenerator:
         # a line notch-filtered at acquisition (a few tenths of a microvolt) is not there
         line_on = self.line is not None and self.line.freq > 0 and self.line.amp.max() > 0.5
         return families_present(self.plan, self.timeline, self.transients, self.faults,
-                                bool(self.ecg.leak.any()), line_on)  # fmt: skip
+                                bool(self.ecg.leak.any()), line_on,
+                                extra=("drug_beta",) if self.drug_beta is not None else ())  # fmt: skip
 
 
 def simulate_recording(

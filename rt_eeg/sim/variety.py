@@ -195,13 +195,16 @@ def own_stream_presence(
     return rngs, has
 
 
-def families_present(plan, timeline, transients, faults, ecg_on: bool, line_on: bool) -> list[str]:
+def families_present(
+    plan, timeline, transients, faults, ecg_on: bool, line_on: bool, extra=()
+) -> list[str]:
     """Families a generated recording holds, in :data:`FAMILIES` order.
 
-    A state counts when the recording spends at least 10 s in it.
+    A state counts when the recording spends at least 10 s in it; ``extra`` names families
+    the caller knows are present (continuous sources such as ``drug_beta``).
     """
     v = plan.variety
-    found = {sz.family for sz in plan.seizures if sz.family}
+    found = {sz.family for sz in plan.seizures if sz.family} | set(extra)
     for name, a, b in timeline.segments:
         fam = STATE_FAMILY[name]
         if b - a >= 10.0 and v.allows(fam):

@@ -1,0 +1,177 @@
+"""Excess beta of sedative medication: the ``drug_beta`` background family.
+
+Benzodiazepines and barbiturates, given to most patients on an epilepsy unit at some point,
+add diffuse fast activity to the background: 14-30 Hz (benzodiazepines mostly 18-26 Hz),
+10-30 uV and more, frontocentral at its maximum, waxing and waning over seconds, present in
+wakefulness, larger in drowsiness and light sleep, not reactive to eye opening. Low-voltage
+fast seizure onsets are 15-30 Hz too: a detector that has only seen low-amplitude beta in the
+background (the simulator's own beta is 1.5-5 uV) can learn "sustained fast activity" as the
+seizure. This family is the counter-example: hours of such activity with no seizure in it.
+
+A recording holds it with chance :data:`PRESENCE` (or for sure when required) and draws
+everything on a stream of its own (:class:`rt_eeg.sim.recording.RecordingGenerator` seeds
+it); the activity is added to the background before seizures reshape it (an electrodecrement
+suppresses it as it suppresses the rest). Recordings that do not hold the family are the
+recordings the simulator made before it existed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rt_eeg.sim.background import (
+    CTRL_SFREQ,
+    FIR_S,
+    BlockNoise,
+    Timeline,
+    design_fir,
+    gaussian_band,
+    gaussian_map,
+    lowpass_noise,
+)
+
+#: Chance that a recording (allowing the family) holds it.
+PRESENCE = 0.15
+#: Peak frequency (Hz), spectral width (sd, Hz) and amplitude at the maximum (uV rms) ranges.
+FREQ_HZ = (15.0, 27.0)
+WIDTH_HZ = (1.5, 4.0)
+AMP_UV = (8.0, 30.0)
+#: Gain per behavioural state (drowsiness and light sleep enhance it).
+STATE_GAIN = {"awake": 1.0, "drowsy": 1.35, "sleep": 0.9}
+#: Spatial layouts: source sites and weights (frontocentral maximum, or diffuse).
+LAYOUTS = {
+    "frontocentral": (("F3", 1.0), ("F4", 1.0), ("FZ", 0.8), ("C3", 0.7), ("C4", 0.7),
+                      ("CZ", 0.7)),
+    "diffuse": (("F3", 1.0), ("F4", 1.0), ("FZ", 0.8), ("C3", 0.9), ("C4", 0.9), ("CZ", 0.8),
+                ("P3", 0.5), ("P4", 0.5), ("T3", 0.5), ("T4", 0.5)),
+}  # fmt: skip
+#: Spatial spread of each source (``gaussian_map`` sigma).
+SIGMA = 0.45
+#: Fraction of the amplitude that waxes and wanes over seconds (``beta spindles``).
+WAX = (0.2, 0.5)
+#: Time constant of the waxing and waning (s).
+WAX_TAU_S = 1.5
+
+
+@dataclass(frozen=True)
+class DrugBeta:
+    """One recording's medication beta.
+
+    Attributes
+    ----------
+    freq : float
+        Peak frequency (Hz).
+    width : float
+        Spectral standard deviation (Hz).
+    uv : float
+        Amplitude at the maximum (uV rms).
+    layout : str
+        A key of :data:`LAYOUTS`.
+    asym : float
+        Left-right asymmetry: left sites x (1 + asym), right sites x (1 - asym).
+    wax : float
+        Depth of the waxing and waning (0-1).
+    """
+
+    freq: float
+    width: float
+    uv: float
+    layout: str
+    asym: float
+    wax: float
+
+    @classmethod
+    def draw(cls, rng: np.random.Generator) -> DrugBeta:
+        return cls(
+            freq=float(rng.uniform(*FREQ_HZ)),
+            width=float(rng.uniform(*WIDTH_HZ)),
+            uv=float(np.exp(rng.uniform(np.log(AMP_UV[0]), np.log(AMP_UV[1])))),
+            layout=str(rng.choice(list(LAYOUTS))),
+            asym=float(rng.uniform(-0.25, 0.25)),
+            wax=float(rng.uniform(*WAX)),
+        )
+
+    def spatial_map(self, elec_gain) -> np.ndarray:
+        """``(k, 21)`` mixing of ``k`` independent unit-variance sources (uV): the electrode
+        with the most of it carries ``uv`` rms before its contact gain."""
+        rows = []
+        for site, w in LAYOUTS[self.layout]:
+            side = {"1": 1.0 + self.asym, "2": 1.0 - self.asym}.get(_side(site), 1.0)
+            rows.append(gaussian_map(site, SIGMA) * w * side)
+        m = np.stack(rows)
+        m *= self.uv / float(np.sqrt((m**2).sum(axis=0)).max())
+        return m * np.asarray(elec_gain, dtype=np.float64)[None, :]
+
+
+def _side(site: str) -> str:
+    """'1' left (odd-numbered), '2' right (even), 'z' midline."""
+    d = site[-1]
+    return "z" if not d.isdigit() else "1" if int(d) % 2 else "2"
+
+
+class DrugBetaSource:
+    """Renders one recording's medication beta block by block (in order, no gaps).
+
+    Parameters
+    ----------
+    spec : DrugBeta
+    timeline : Timeline
+        The recording's state weights (the envelope follows them).
+    sfreq : float
+    elec_gain : sequence of float
+        ``(21,)`` the patient's electrode gains.
+    rng : np.random.Generator
+        The family's own stream (after :meth:`DrugBeta.draw`).
+    """
+
+    def __init__(self, spec: DrugBeta, timeline: Timeline, sfreq: float, elec_gain,
+                 rng: np.random.Generator):  # fmt: skip
+        self.spec = spec
+        n_taps = int(round(FIR_S * sfreq)) | 1
+        kernel = design_fir(gaussian_band(spec.freq, spec.width, 0.45 * sfreq), sfreq, n_taps)
+        self.mixing = spec.spatial_map(elec_gain).astype(np.float32)  # (k, 21)
+        self.noise = BlockNoise(kernel[None, :], np.zeros(len(self.mixing), dtype=int), rng)
+        n = len(timeline.awake)
+        state = (STATE_GAIN["awake"] * timeline.awake + STATE_GAIN["drowsy"] * timeline.drowsy
+                 + STATE_GAIN["sleep"] * timeline.sleep)  # fmt: skip
+        wax = 1.0 + spec.wax * np.tanh(lowpass_noise(rng, n, WAX_TAU_S))
+        slow = np.exp(0.15 * lowpass_noise(rng, n, 120.0))
+        self.env = (state * wax * slow).astype(np.float32)
+
+    def render(self, t: np.ndarray) -> np.ndarray:
+        """``(n, 21)`` float32 microvolts at sample times ``t`` (s)."""
+        env = np.interp(t * CTRL_SFREQ, np.arange(len(self.env)), self.env).astype(np.float32)
+        src = self.noise.next(len(t)).astype(np.float32) * env[None, :]
+        return src.T @ self.mixing
+
+
+def draw_drug_beta(seed: int, timeline: Timeline, sfreq: float, elec_gain, variety):
+    """The recording's :class:`DrugBetaSource`, or None when it does not hold the family.
+
+    Parameters
+    ----------
+    seed : int
+        The recording's seed; the family's stream is ``[seed, 0xDB7A]``.
+    variety : rt_eeg.sim.variety.Variety
+        Whether the family is allowed or required.
+    """
+    if not variety.allows("drug_beta"):
+        return None
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xDB7A]))
+    if not (rng.random() < PRESENCE or "drug_beta" in variety.require):
+        return None
+    return DrugBetaSource(DrugBeta.draw(rng), timeline, sfreq, elec_gain, rng)
+
+
+def beta_ratio(x: np.ndarray, sfreq: float) -> float:
+    """13-30 Hz power over 1-30 Hz power of ``x`` ``(n,)`` (for checks)."""
+    from scipy.signal import welch
+
+    f, p = welch(x, fs=sfreq, nperseg=int(2 * sfreq))
+    beta = p[(f >= 13) & (f <= 30)].sum()
+    return float(beta / max(p[(f >= 1) & (f <= 30)].sum(), 1e-12))
+
+
+__all__ = ["PRESENCE", "DrugBeta", "DrugBetaSource", "draw_drug_beta", "beta_ratio"]
