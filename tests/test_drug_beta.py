@@ -14,10 +14,11 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from scipy.signal import welch
 
 from rt_eeg.cli import main
 from rt_eeg.sim import drug_beta
-from rt_eeg.sim.drug_beta import DrugBeta, beta_ratio, draw_drug_beta
+from rt_eeg.sim.drug_beta import DrugBeta, draw_drug_beta
 from rt_eeg.sim.families import (
     ALL_FAMILIES,
     FAMILIES,
@@ -37,6 +38,12 @@ def _render(seed, families, require=(), duration=300.0):
                           seizures=[(150.0, 200.0)])  # fmt: skip
     gen = RecordingGenerator(plan)
     return gen, np.concatenate([eeg for _, eeg, _ in gen.blocks()]).astype(np.float64)
+
+
+def beta_ratio(x: np.ndarray, sfreq: float) -> float:
+    """13-30 Hz power over 1-30 Hz power of ``x`` ``(n,)``."""
+    f, p = welch(x, fs=sfreq, nperseg=int(2 * sfreq))
+    return float(p[(f >= 13) & (f <= 30)].sum() / max(p[(f >= 1) & (f <= 30)].sum(), 1e-12))
 
 
 def _bipolar(x, a, b, stop_s=140.0):

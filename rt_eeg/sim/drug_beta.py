@@ -32,6 +32,8 @@ from rt_eeg.sim.background import (
     lowpass_noise,
 )
 
+#: The family's name (:data:`rt_eeg.sim.families.FAMILIES`, background group).
+FAMILY = "drug_beta"
 #: Chance that a recording (allowing the family) holds it.
 PRESENCE = 0.15
 #: Peak frequency (Hz), spectral width (sd, Hz) and amplitude at the maximum (uV rms) ranges.
@@ -143,7 +145,7 @@ class DrugBetaSource:
     def render(self, t: np.ndarray) -> np.ndarray:
         """``(n, 21)`` float32 microvolts at sample times ``t`` (s)."""
         env = np.interp(t * CTRL_SFREQ, np.arange(len(self.env)), self.env).astype(np.float32)
-        src = self.noise.next(len(t)).astype(np.float32) * env[None, :]
+        src = self.noise.next(len(t)) * env[None, :]  # float32 already
         return src.T @ self.mixing
 
 
@@ -157,21 +159,12 @@ def draw_drug_beta(seed: int, timeline: Timeline, sfreq: float, elec_gain, varie
     variety : rt_eeg.sim.variety.Variety
         Whether the family is allowed or required.
     """
-    if not variety.allows("drug_beta"):
+    if not variety.allows(FAMILY):
         return None
     rng = np.random.default_rng(np.random.SeedSequence([int(seed), 0xDB7A]))
-    if not (rng.random() < PRESENCE or "drug_beta" in variety.require):
+    if not (rng.random() < PRESENCE or FAMILY in variety.require):
         return None
     return DrugBetaSource(DrugBeta.draw(rng), timeline, sfreq, elec_gain, rng)
 
 
-def beta_ratio(x: np.ndarray, sfreq: float) -> float:
-    """13-30 Hz power over 1-30 Hz power of ``x`` ``(n,)`` (for checks)."""
-    from scipy.signal import welch
-
-    f, p = welch(x, fs=sfreq, nperseg=int(2 * sfreq))
-    beta = p[(f >= 13) & (f <= 30)].sum()
-    return float(beta / max(p[(f >= 1) & (f <= 30)].sum(), 1e-12))
-
-
-__all__ = ["PRESENCE", "DrugBeta", "DrugBetaSource", "draw_drug_beta", "beta_ratio"]
+__all__ = ["FAMILY", "PRESENCE", "DrugBeta", "DrugBetaSource", "draw_drug_beta"]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from rt_eeg.io.annotations import Event
+from rt_eeg.sim import drug_beta
 from rt_eeg.sim.arousals import apply_arousals, burst_transients, draw_arousals
 from rt_eeg.sim.artifacts import (
     ARTIFACT_RENDERERS,
@@ -37,7 +38,6 @@ from rt_eeg.sim.background import (
 )
 from rt_eeg.sim.benign import BENIGN_RENDERERS, draw_benign
 from rt_eeg.sim.clinical_artifacts import CLINICAL_RENDERERS, draw_clinical_artifacts
-from rt_eeg.sim.drug_beta import draw_drug_beta
 from rt_eeg.sim.families import choose_family
 from rt_eeg.sim.fresh_families import FRESH_RENDERERS, draw_fresh_families
 from rt_eeg.sim.layout import (
@@ -268,7 +268,7 @@ class RecordingGenerator:
         self.background = Background(p.profile, p.sfreq, rngs[1], extra=v)
         # medication beta: a stream of its own (presence drawn there too); None without it
         self.drug_beta = (None if v is None else
-                          draw_drug_beta(p.seed, self.timeline, p.sfreq, p.profile.elec_gain, v))  # fmt: skip
+                          drug_beta.draw_drug_beta(p.seed, self.timeline, p.sfreq, p.profile.elec_gain, v))  # fmt: skip
         transients = draw_sleep_transients(p.duration, p.profile, self.timeline, rngs[2])
         if p.artifacts:
             transients += draw_artifacts(p.duration, p.profile, self.timeline, rngs[3])
@@ -388,7 +388,7 @@ class RecordingGenerator:
         line_on = self.line is not None and self.line.freq > 0 and self.line.amp.max() > 0.5
         return families_present(self.plan, self.timeline, self.transients, self.faults,
                                 bool(self.ecg.leak.any()), line_on,
-                                extra=("drug_beta",) if self.drug_beta is not None else ())  # fmt: skip
+                                extra=(drug_beta.FAMILY,) if self.drug_beta is not None else ())  # fmt: skip
 
 
 def simulate_recording(
