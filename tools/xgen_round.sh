@@ -254,11 +254,15 @@ single_vs_k15p6() {  # LABEL K
 paired6f_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
   SUF=_sel5f OUT_SUF=_detf PAIRED_EXTRA="--det-max-flag-ratio 2" paired6_vs_k15p "$@"
 }
-# A fresh machine (2026-11-28): after `WORK=/work/sim/repro5 bash tools/make_default_model.sh` has
-# rebuilt the corpora, storeX5 and the recipe's seed 3 in the pinned environment, K6's point
-# (judge5 and tune52 read it) and a check that $WORK/model is the pinned reference's k15s3p
-# (weights 9cd04bed2da2...): then a candidate's seeds can be trained (k15x5) and judged (judge53)
-# against the committed _sel5f figures of K15's six pinned seeds.
+# A fresh machine (2026-11-28): after `REBUILD_ONLY=1 WORK=/work/sim/repro5 bash
+# tools/make_default_model.sh` has rebuilt the corpora, storeX5 and the recipe's seed 3 in the
+# pinned environment (37 min on an idle AMD EPYC), K6's point (judge5 and tune52 read it) and a
+# check that $WORK/model is the pinned reference's k15s3p (weights 9cd04bed2da2...): then a
+# candidate's seeds can be trained (k15x5) and judged (judge53) against the committed _sel5f
+# figures of K15's six pinned seeds. Where it refuses (another CPU class: AMD, 2026-11-29,
+# tools/results/reproducibility_amd_20261129.json; the corpora are the same, training is not),
+# each pair is made whole on the machine: K15 seed N retrained and judged beside the candidate's
+# (k15x5 k15psNa N; judge53), the rule read with PAIRED_REF naming it (amendment 62's sixth pair).
 repro5_ready() {
   mkdir -p "$WORK/k6" && cp tools/results/operating_point_k6_macro.toml "$WORK/k6/postprocess.toml"
   python - "$WORK/model/manifest.json" <<'PY'
@@ -268,7 +272,8 @@ import sys
 w = json.load(open(sys.argv[1]))["weights_sha256"]
 if not w.startswith("9cd04bed2da2"):
     sys.exit(f"{sys.argv[1]}: weights {w[:12]}..., not k15s3p's 9cd04bed2da2...: this machine's "
-             "numeric environment or libraries differ; retrain the six K15 reference seeds here")
+             "CPU class or libraries differ; pair each candidate seed with K15's seed of the same "
+             "number retrained and judged here (see the comment above repro5_ready)")
 print(f"{sys.argv[1]}: weights {w[:12]}... = k15s3p's: the pinned reference holds on this machine")
 PY
 }
