@@ -51,26 +51,26 @@ source "$(dirname "$0")/sim_roles.sh"
 mkdir -p "$WORK"
 sim() { [ -f "$1/.done" ] || { rt-eeg simulate --out "$@" && touch "$1/.done"; }; }
 sim "$WORK/A" --hours 32 --patients 14 --seed 21 \
-  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"
+  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
 sim "$WORK/A3" --hours 16 --patients 8 --seed 33 \
-  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"
+  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
 sim "$WORK/B" --from-annotations "$SHARED" --seed 22 \
-  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"
+  --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
 sim "$WORK/S" --hours 12 --patients 6 --seed 23 \
-  --exclude-families "$TRAIN_SEIZ,$REPORT_SEIZ,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"
+  --exclude-families "$TRAIN_SEIZ,$REPORT_SEIZ,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
 sim "$WORK/S2" --hours 16 --patients 24 --seed 28 \
-  --exclude-families "$TRAIN_SEIZ,$REPORT_SEIZ,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"
+  --exclude-families "$TRAIN_SEIZ,$REPORT_SEIZ,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
 sim "$WORK/U" --hours 16 --patients 8 --seed 24 \
-  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"
+  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
 sim "$WORK/U2" --hours 16 --patients 8 --seed 31 \
-  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"
+  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
 sim "$WORK/O" --hours 10 --patients 6 --seed 25 --exclude-families "$OWN_EXCLUDE"
 # O2 (protocol amendment 37): drawn like O, 18 more patients; the own-distribution gate is O + O2
 sim "$WORK/O2" --hours 30 --patients 18 --seed 71 --exclude-families "$OWN_EXCLUDE"
 # R: 24 h, 12 new patients, seizures of REPORT families; others: the fresh REPORT2 families
 # and TRAIN others (REPORT2 is held out of every other corpus)
 sim "$WORK/R" --hours 24 --patients 12 --seed 41 \
-  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$NEW_TRAIN2,$NEW_TRAIN3"
+  --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
 for c in A A3 B S S2 U U2 O O2 R; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
 cat "$WORK/A.list" "$WORK/A3.list" "$WORK/B.list" > "$WORK/train.list"
 cat "$WORK/S.list" "$WORK/S2.list" > "$WORK/SS.list"

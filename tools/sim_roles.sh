@@ -19,5 +19,8 @@ NEW_TRAIN2=arousal
 # Medication beta (rt_eeg/sim/drug_beta.py, 2026-11-28): TRAIN, in corpus AM only (protocol
 # amendment 62); every other corpus excludes it and is bit-identical to before it existed.
 NEW_TRAIN3=drug_beta
+# A wide alpha field (rt_eeg/sim/alpha_field.py, 2026-11-29): TRAIN, in corpus AN only (protocol
+# amendment 63); every other corpus excludes it and keeps its bytes
+NEW_TRAIN4=alpha_field
 # O and O2 (own distribution: TRAIN families on unseen patients) exclude everything else
-OWN_EXCLUDE="$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"
+OWN_EXCLUDE="$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"

@@ -45,9 +45,9 @@ NEW_TRAIN = "percussion,pulse,glossokinetic"
 #: The fresh families (rt_eeg/sim/fresh_families.py), added later still: excluded too, so the
 #: corpus stays the one first made.
 FRESH = "hypnagogic,mu,lambda,phantom_sw,photic"
-#: Medication beta (2026-11-28) came after this corpus too: excluded. (Arousals, added
+#: Medication beta (2026-11-28) and the wide alpha field (2026-11-29) came after this corpus too: excluded. (Arousals, added
 #: 2026-11-26, are not, so a run since then draws them: its corpus is not the first one.)
-LATER = "drug_beta"
+LATER = "drug_beta,alpha_field"
 #: 19 scalp electrodes + ears (the simulator's files also carry T1/T2, which TCP never uses).
 E21 = "FP1,FP2,F3,F4,C3,C4,P3,P4,O1,O2,F7,F8,T3,T4,T5,T6,FZ,CZ,PZ,A1,A2"
 E8 = "FP1,FP2,C3,C4,T3,T4,O1,O2"

@@ -178,7 +178,7 @@ xk6() {  # the sixth TRAIN corpus and trainX6.list
 # store reuses storeX5 (only AL is computed; ~17 GB)
 al60() {
   sim "$WORK/AL" --hours 12 --patients 6 --seed 91 --no-progress --exclude-families \
-    "$TRAIN_SEIZ,$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"
+    "$TRAIN_SEIZ,$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
   find "$WORK/AL/edf" -name '*.edf' | sort > "$WORK/AL.list"
   cat "$WORK/trainX5.list" "$WORK/AL.list" > "$WORK/trainX5L.list"
 }
@@ -201,7 +201,7 @@ k35() {  # OUT SEED [option...]
 # trainX5M.list = trainX5L + AM; its store reuses storeX5 (AL and AM computed; ~18 GB)
 am62() {
   sim "$WORK/AM" --hours 12 --patients 6 --seed 93 --no-progress --require-families drug_beta \
-    --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2"
+    --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN4"
   find "$WORK/AM/edf" -name '*.edf' | sort > "$WORK/AM.list"
   cat "$WORK/trainX5L.list" "$WORK/AM.list" > "$WORK/trainX5M.list"
 }
@@ -209,6 +209,21 @@ am62() {
 k36() {  # OUT SEED [option...]
   local out=$1 s=$2; shift 2
   LIST=trainX5M STORE=storeX5M SOURCES=A+A3+B,AL+AM,XT1,XT2,XE,XH \
+    k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
+}
+# Amendment 63: AN, 12 h of our simulator drawn as corpus A (TRAIN families) with the wide alpha
+# field (`alpha_field`: the patient's alpha over central / temporal chains, more in drowsiness)
+# in every recording; trainX5N.list = trainX5 + AN; its store reuses storeX5 (AN computed)
+an63() {
+  sim "$WORK/AN" --hours 12 --patients 6 --seed 94 --no-progress --require-families alpha_field \
+    --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"
+  find "$WORK/AN/edf" -name '*.edf' | sort > "$WORK/AN.list"
+  cat "$WORK/trainX5.list" "$WORK/AN.list" > "$WORK/trainX5N.list"
+}
+# K37 (amendment 63): K15's recipe with AN as a sixth balanced source
+k37() {  # OUT SEED [option...]
+  local out=$1 s=$2; shift 2
+  LIST=trainX5N STORE=storeX5N SOURCES=A+A3+B,AN,XT1,XT2,XE,XH \
     k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
 }
 # Rule P (amendments 39-41): a recipe's seeds 3, 0, 1 (folders, in that order) judged pair by
@@ -430,7 +445,7 @@ done
 python tools/compare_heldout.py --model K6="$WORK/eval" --corpora XEE,XHH \
   --out tools/results/heldout_k6_reserved.json
 [ -f "$WORK/A4/.done" ] || { rt-eeg simulate --out "$WORK/A4" --hours 16 --patients 8 --seed 34 \
-  --exclude-families hemispheric,subtle_focal,rhythmic_beta,polyspike,low_voltage_fast,muscle_obscured,rhythmic_alpha,slowing,fourteen_six,movement,electrode_pop,breach,wicket,sreda,patting,sweat,chewing,hypnagogic,mu,lambda,phantom_sw,photic,drug_beta \
+  --exclude-families hemispheric,subtle_focal,rhythmic_beta,polyspike,low_voltage_fast,muscle_obscured,rhythmic_alpha,slowing,fourteen_six,movement,electrode_pop,breach,wicket,sreda,patting,sweat,chewing,hypnagogic,mu,lambda,phantom_sw,photic,drug_beta,alpha_field \
   && touch "$WORK/A4/.done"; }
 find "$WORK/A4/edf" -name '*.edf' | sort > "$WORK/A4.list"
 cat "$WORK/trainX.list" "$WORK/A4.list" > "$WORK/trainX4.list"

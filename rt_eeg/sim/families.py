@@ -41,6 +41,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "breach",  # skull defect: focal higher amplitude and faster activity
         "arousal",  # abrupt awakenings and brief arousals from sleep, with a muscle burst
         "drug_beta",  # sedative medication: diffuse / frontocentral 15-27 Hz, 8-30 uV, hours
+        "alpha_field",  # alpha extending over central / temporal chains, more so when drowsy
     ),
     "benign": (
         "wicket",  # arciform 6-11 Hz temporal trains

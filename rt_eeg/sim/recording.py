@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from rt_eeg.io.annotations import Event
-from rt_eeg.sim import drug_beta
+from rt_eeg.sim import alpha_field, drug_beta
 from rt_eeg.sim.arousals import apply_arousals, burst_transients, draw_arousals
 from rt_eeg.sim.artifacts import (
     ARTIFACT_RENDERERS,
@@ -269,6 +269,10 @@ class RecordingGenerator:
         # medication beta: a stream of its own (presence drawn there too); None without it
         self.drug_beta = (None if v is None else
                           drug_beta.draw_drug_beta(p.seed, self.timeline, p.sfreq, p.profile.elec_gain, v))  # fmt: skip
+        # a wide alpha field: a stream of its own too (presence drawn there); None without it
+        self.alpha_field = (None if v is None else
+                            alpha_field.draw_alpha_field(p.seed, self.timeline, p.sfreq, p.profile,
+                                                         self.background.alpha_freq, v))  # fmt: skip
         transients = draw_sleep_transients(p.duration, p.profile, self.timeline, rngs[2])
         if p.artifacts:
             transients += draw_artifacts(p.duration, p.profile, self.timeline, rngs[3])
@@ -333,6 +337,8 @@ class RecordingGenerator:
         v = self.background.render(self.timeline, t)
         if self.drug_beta is not None:  # before the seizures: an electrodecrement suppresses it
             v += self.drug_beta.render(t)
+        if self.alpha_field is not None:
+            v += self.alpha_field.render(t)
         active = []
         for i, sz in enumerate(self.plan.seizures):
             a = int(math.floor(sz.start * sf))
@@ -388,7 +394,9 @@ class RecordingGenerator:
         line_on = self.line is not None and self.line.freq > 0 and self.line.amp.max() > 0.5
         return families_present(self.plan, self.timeline, self.transients, self.faults,
                                 bool(self.ecg.leak.any()), line_on,
-                                extra=(drug_beta.FAMILY,) if self.drug_beta is not None else ())  # fmt: skip
+                                extra=tuple(src.FAMILY for src, on in ((alpha_field, self.alpha_field),
+                                                                       (drug_beta, self.drug_beta))
+                                            if on is not None))  # fmt: skip
 
 
 def simulate_recording(
