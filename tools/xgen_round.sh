@@ -220,10 +220,11 @@ an63() {
   find "$WORK/AN/edf" -name '*.edf' | sort > "$WORK/AN.list"
   cat "$WORK/trainX5.list" "$WORK/AN.list" > "$WORK/trainX5N.list"
 }
-# K37 (amendment 63): K15's recipe with AN as a sixth balanced source
+# K37 (amendment 63, as amended before any model: AN inside our simulator's source, at its
+# natural share of that source's rows; mining finds its alpha if the model scores it high)
 k37() {  # OUT SEED [option...]
   local out=$1 s=$2; shift 2
-  LIST=trainX5N STORE=storeX5N SOURCES=A+A3+B,AN,XT1,XT2,XE,XH \
+  LIST=trainX5N STORE=storeX5N SOURCES=A+A3+B+AN,XT1,XT2,XE,XH \
     k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
 }
 # Rule P (amendments 39-41): a recipe's seeds 3, 0, 1 (folders, in that order) judged pair by
