@@ -22,16 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rt_eeg.sim.background import (
-    CTRL_SFREQ,
-    FIR_S,
-    BlockNoise,
-    Timeline,
-    design_fir,
-    gaussian_band,
-    gaussian_map,
-)
-from rt_eeg.sim.drug_beta import _side
+from rt_eeg.sim.background import Timeline
+from rt_eeg.sim.band_field import BandField, field_map
 
 #: The family's name (:data:`rt_eeg.sim.families.FAMILIES`, background group).
 FAMILY = "alpha_field"
@@ -98,16 +90,10 @@ class AlphaField:
     def spatial_map(self, elec_gain) -> np.ndarray:
         """``(k, 21)`` mixing of ``k`` independent unit-variance sources (uV): the electrode
         with the most of it carries ``uv`` rms before its contact gain."""
-        rows = []
-        for site, w in LAYOUTS[self.layout]:
-            side = {"1": 1.0 + self.asym, "2": 1.0 - self.asym}.get(_side(site), 1.0)
-            rows.append(gaussian_map(site, SIGMA) * w * side)
-        m = np.stack(rows)
-        m *= self.uv / float(np.sqrt((m**2).sum(axis=0)).max())
-        return m * np.asarray(elec_gain, dtype=np.float64)[None, :]
+        return field_map(LAYOUTS[self.layout], SIGMA, self.uv, self.asym, elec_gain)
 
 
-class AlphaFieldSource:
+class AlphaFieldSource(BandField):
     """Renders one recording's alpha field block by block (in order, no gaps).
 
     Parameters
@@ -127,20 +113,11 @@ class AlphaFieldSource:
     def __init__(self, spec: AlphaField, timeline: Timeline, sfreq: float, elec_gain,
                  rng: np.random.Generator):  # fmt: skip
         self.spec = spec
-        n_taps = int(round(FIR_S * sfreq)) | 1
-        kernel = design_fir(gaussian_band(spec.freq, spec.width, 0.45 * sfreq), sfreq, n_taps)
-        self.mixing = spec.spatial_map(elec_gain).astype(np.float32)  # (k, 21)
-        self.noise = BlockNoise(kernel[None, :], np.zeros(len(self.mixing), dtype=int), rng)
+        super().__init__(spec.freq, spec.width, spec.spatial_map(elec_gain), sfreq, rng)
         # the posterior envelope is 0.3 in drowsiness: raise that part by drowsy_gain / 0.3
         drowsy = np.asarray(timeline.drowsy, dtype=np.float64)
         boost = 1.0 + (spec.drowsy_gain / 0.3 - 1.0) * drowsy
         self.env = (np.asarray(timeline.env["alpha"], dtype=np.float64) * boost).astype(np.float32)
-
-    def render(self, t: np.ndarray) -> np.ndarray:
-        """``(n, 21)`` float32 microvolts at sample times ``t`` (s)."""
-        env = np.interp(t * CTRL_SFREQ, np.arange(len(self.env)), self.env).astype(np.float32)
-        src = self.noise.next(len(t)) * env[None, :]
-        return src.T @ self.mixing
 
 
 def draw_alpha_field(seed: int, timeline: Timeline, sfreq: float, profile, alpha_freq: float,

@@ -21,16 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rt_eeg.sim.background import (
-    CTRL_SFREQ,
-    FIR_S,
-    BlockNoise,
-    Timeline,
-    design_fir,
-    gaussian_band,
-    gaussian_map,
-    lowpass_noise,
-)
+from rt_eeg.sim.background import Timeline, lowpass_noise
+from rt_eeg.sim.band_field import BandField, field_map
 
 #: The family's name (:data:`rt_eeg.sim.families.FAMILIES`, background group).
 FAMILY = "drug_beta"
@@ -98,22 +90,10 @@ class DrugBeta:
     def spatial_map(self, elec_gain) -> np.ndarray:
         """``(k, 21)`` mixing of ``k`` independent unit-variance sources (uV): the electrode
         with the most of it carries ``uv`` rms before its contact gain."""
-        rows = []
-        for site, w in LAYOUTS[self.layout]:
-            side = {"1": 1.0 + self.asym, "2": 1.0 - self.asym}.get(_side(site), 1.0)
-            rows.append(gaussian_map(site, SIGMA) * w * side)
-        m = np.stack(rows)
-        m *= self.uv / float(np.sqrt((m**2).sum(axis=0)).max())
-        return m * np.asarray(elec_gain, dtype=np.float64)[None, :]
+        return field_map(LAYOUTS[self.layout], SIGMA, self.uv, self.asym, elec_gain)
 
 
-def _side(site: str) -> str:
-    """'1' left (odd-numbered), '2' right (even), 'z' midline."""
-    d = site[-1]
-    return "z" if not d.isdigit() else "1" if int(d) % 2 else "2"
-
-
-class DrugBetaSource:
+class DrugBetaSource(BandField):
     """Renders one recording's medication beta block by block (in order, no gaps).
 
     Parameters
@@ -131,22 +111,13 @@ class DrugBetaSource:
     def __init__(self, spec: DrugBeta, timeline: Timeline, sfreq: float, elec_gain,
                  rng: np.random.Generator):  # fmt: skip
         self.spec = spec
-        n_taps = int(round(FIR_S * sfreq)) | 1
-        kernel = design_fir(gaussian_band(spec.freq, spec.width, 0.45 * sfreq), sfreq, n_taps)
-        self.mixing = spec.spatial_map(elec_gain).astype(np.float32)  # (k, 21)
-        self.noise = BlockNoise(kernel[None, :], np.zeros(len(self.mixing), dtype=int), rng)
+        super().__init__(spec.freq, spec.width, spec.spatial_map(elec_gain), sfreq, rng)
         n = len(timeline.awake)
         state = (STATE_GAIN["awake"] * timeline.awake + STATE_GAIN["drowsy"] * timeline.drowsy
                  + STATE_GAIN["sleep"] * timeline.sleep)  # fmt: skip
         wax = 1.0 + spec.wax * np.tanh(lowpass_noise(rng, n, WAX_TAU_S))
         slow = np.exp(0.15 * lowpass_noise(rng, n, 120.0))
         self.env = (state * wax * slow).astype(np.float32)
-
-    def render(self, t: np.ndarray) -> np.ndarray:
-        """``(n, 21)`` float32 microvolts at sample times ``t`` (s)."""
-        env = np.interp(t * CTRL_SFREQ, np.arange(len(self.env)), self.env).astype(np.float32)
-        src = self.noise.next(len(t)) * env[None, :]  # float32 already
-        return src.T @ self.mixing
 
 
 def draw_drug_beta(seed: int, timeline: Timeline, sfreq: float, elec_gain, variety):
