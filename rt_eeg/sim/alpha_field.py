@@ -110,6 +110,8 @@ class AlphaFieldSource(BandField):
         The family's own stream (after :meth:`AlphaField.draw`).
     """
 
+    family = FAMILY
+
     def __init__(self, spec: AlphaField, timeline: Timeline, sfreq: float, elec_gain,
                  rng: np.random.Generator):  # fmt: skip
         self.spec = spec

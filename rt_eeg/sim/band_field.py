@@ -67,9 +67,13 @@ class BandField:
 
     Attributes
     ----------
+    family : str
+        The family it renders (a subclass sets it).
     env : np.ndarray
         ``(n_ctrl,)`` float32 gain at :data:`CTRL_SFREQ`; the family sets it.
     """
+
+    family = ""
 
     def __init__(self, freq: float, width: float, mixing: np.ndarray, sfreq: float,
                  rng: np.random.Generator):  # fmt: skip

@@ -108,6 +108,8 @@ class DrugBetaSource(BandField):
         The family's own stream (after :meth:`DrugBeta.draw`).
     """
 
+    family = FAMILY
+
     def __init__(self, spec: DrugBeta, timeline: Timeline, sfreq: float, elec_gain,
                  rng: np.random.Generator):  # fmt: skip
         self.spec = spec

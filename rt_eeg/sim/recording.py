@@ -335,10 +335,8 @@ class RecordingGenerator:
         sf = self.sfreq
         t = (s0 + np.arange(n)) / sf
         v = self.background.render(self.timeline, t)
-        if self.drug_beta is not None:  # before the seizures: an electrodecrement suppresses it
-            v += self.drug_beta.render(t)
-        if self.alpha_field is not None:
-            v += self.alpha_field.render(t)
+        for src in self._fields():  # before the seizures: an electrodecrement suppresses them
+            v += src.render(t)
         active = []
         for i, sz in enumerate(self.plan.seizures):
             a = int(math.floor(sz.start * sf))
@@ -394,9 +392,12 @@ class RecordingGenerator:
         line_on = self.line is not None and self.line.freq > 0 and self.line.amp.max() > 0.5
         return families_present(self.plan, self.timeline, self.transients, self.faults,
                                 bool(self.ecg.leak.any()), line_on,
-                                extra=tuple(src.FAMILY for src, on in ((alpha_field, self.alpha_field),
-                                                                       (drug_beta, self.drug_beta))
-                                            if on is not None))  # fmt: skip
+                                extra=tuple(src.family for src in self._fields()))  # fmt: skip
+
+    def _fields(self) -> list:
+        """The continuous band fields this recording holds (``drug_beta``, ``alpha_field``),
+        in the order they are added to the background."""
+        return [src for src in (self.drug_beta, self.alpha_field) if src is not None]
 
 
 def simulate_recording(
