@@ -227,6 +227,27 @@ k37() {  # OUT SEED [option...]
   LIST=trainX5N STORE=storeX5N SOURCES=A+A3+B+AN,XT1,XT2,XE,XH \
     k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
 }
+# Amendment 64: K37's confirmation on fresh seeds (6-11, never trained for any recipe). One pair
+# whole on this machine: K37 seed N and K15 seed N trained (unless done), judged (judge53) and
+# their family_scores written; then the rule on the six (rule64).
+pair64() {  # SEED
+  local n=$1 k
+  [ -f "$WORK/k37s${n}a/manifest.json" ] || k37 "k37s${n}a" "$n"
+  [ -f "$WORK/k15ps${n}a/manifest.json" ] || k15x5 "k15ps${n}a" "$n"
+  for k in "k37s${n}a" "k15ps${n}a"; do
+    judge53 "$k"
+    python tools/family_scores.py --corpus "SEL=$WORK/SEL.list:$WORK/eval_${k}_SEL" \
+      --corpus "XCC=$WORK/XCC.list:$WORK/eval_${k}_XCC" --corpus "XT3=$WORK/XT3.list:$WORK/eval_${k}_XT3" \
+      --corpus "XT4=$WORK/XT4.list:$WORK/eval_${k}_XT4" --out "tools/results/family_scores_${k}_sel.json" > /dev/null
+  done
+}
+# Amendment 64's rule: mean paired SELECT v2 >= +6.4 with DET (under the limit) >= -2.0 and
+# onsets <= +1.0 s, veto chb01 < 0.5 (route (b) disabled) -> recipe_k37c_vs_k15c6_paired_sel5f_detf.json
+rule64() {
+  PAIRED_REF="k15ps6a k15ps7a k15ps8a k15ps9a k15ps10a k15ps11a" PAIRED_TAG=K15C6 \
+    PAIRED_RULE="--paired-means=-2:6.4:1:99:0:99" SUF=_sel5f OUT_SUF=_detf \
+    PAIRED_EXTRA="--det-max-flag-ratio 2" paired_vs_k15r K37C k37s6a k37s7a k37s8a k37s9a k37s10a k37s11a
+}
 # Rule P (amendments 39-41): a recipe's seeds 3, 0, 1 (folders, in that order) judged pair by
 # pair against K15's trained in the same environment: k15s3r, k15r, k15rs1 (this machine's
 # native one, RT_EEG_NATIVE_ISA=1, /work/sim/recipe) -> recipe_label_vs_k15r_paired.json; or,
