@@ -123,7 +123,7 @@ if [ -n "${REBUILD_ONLY:-}" ]; then echo "rebuilt $WORK: corpora, storeX5, $MODE
 # 0.5 / 0.8 / 0.95, K6's point beside it, and no point that calls more than twice the reference's
 # seizure time on any voice (an alarm that never ends scores as one hit under OVLP: amendment 52).
 # The K15s3 shipped on 2026-11-26 was tuned before this limit; its alarms end (README).
-for c in SEL XCC XT3 XT4; do
+for c in $SELECT_V2_DECODED; do
   rt-eeg evaluate --list "$WORK/$c.list" --model "$MODEL" --out "$WORK/evalsel_model_$c" --workers 2
 done
 J=2 select_v2_tune "$MODEL" "$WORK/evalsel_model" "$WORK/op_model.json" "$MODEL/postprocess.toml" \

@@ -24,6 +24,11 @@ J=${JOBS:-2}
 source "$(dirname "$0")/select_v2.sh"
 # shellcheck source=tools/sim_roles.sh
 source "$(dirname "$0")/sim_roles.sh"
+# the recipe rules (recipe_rule, paired_*, ruleNN) and the recipes from K15's on (k15x5 ..., pairNN)
+# shellcheck source=tools/xgen_rules.sh
+source "$(dirname "$0")/xgen_rules.sh"
+# shellcheck source=tools/xgen_recipes.sh
+source "$(dirname "$0")/xgen_recipes.sh"
 
 sim() { [ -f "$1/.done" ] || { rt-eeg simulate --out "$@" && touch "$1/.done"; }; }
 xsim() { sim "$@" --workers "$J"; }  # --workers: independent generators only
@@ -62,7 +67,7 @@ judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not d
   # FEATURE_CACHE (default $WORK/fcache; "" for none): every seed after the first replays the
   # corpora's features (byte-identical outputs, about 40 % less decoding time)
   local fc=${FEATURE_CACHE-$WORK/fcache}
-  for c in SEL XCC XT3 XT4; do
+  for c in $SELECT_V2_DECODED; do
     [ -f "$WORK/eval_${1}_$c/report.json" ] && continue  # written last, atomically
     rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$1" --out "$WORK/eval_${1}_$c" --workers "$J" \
       ${fc:+--feature-cache "$fc"}
@@ -109,23 +114,6 @@ own_gate() {  # K
     --note "amendment 37's gate, $1 at its own SELECT v2 point (op_$1${POINT_SUF:-_sel5}.toml)" \
     --out "tools/results/own_gate_$1.json"
 }
-# The N-seed rule on SELECT v2 (amendments 23 and 29-30) for recipe NAME against REF's first
-# N = NSEEDS seeds (REF defaults to K6's recipe, whose seed 0 folder is k6r) -> OUT_JSON;
-# JUDGE=1: each seed of NAME judged (judge5) first; CLAUSE=GAIN_S:MAX_LOSS: amendment 33's
-# latency clause.
-recipe_rule() {  # NAME OUT_JSON
-  local op=tools/results/operating_point_ rc=tools/results/real_checks_ k ref=${REF:-k6}
-  local -a refs; mapfile -t refs < <(seeds "$ref")
-  [ "$ref" = k6 ] && refs[0]=k6r
-  if [ -n "${JUDGE:-}" ]; then for k in $(seeds "$1"); do judge5 "$k"; done; fi
-  python tools/judge_recipes.py \
-    --reference "${ref^^}=$(printf "$op%s_sel5.json\n" "${refs[@]}" | paste -sd,)" \
-    --candidate "${1^^}=$(files "$op" _sel5.json "$1")" \
-    --real "${ref^^}=$(printf "$rc%s.json\n" "${refs[@]}" | paste -sd,)" \
-    --real "${1^^}=$(files "$rc" .json "$1")" ${CLAUSE:+--latency-clause "$CLAUSE"} --out "$2"
-}
-recipe5() { NSEEDS=3 recipe_rule "$1" "tools/results/recipe_${1}_vs_${REF:-k6}_sel5.json"; }  # NAME
-recipe6() { NSEEDS=6 recipe_rule "$1" "tools/results/recipe_${1}_vs_${REF:-k6}_sel5_six.json"; }
 # (NAME, NAMEs1, NAMEs2, ... NSEEDS of them, default 3): the recipe's seed folders.
 seeds() { local s; for s in $(seq 0 $((${NSEEDS:-3} - 1))); do echo "$1$([ "$s" = 0 ] || echo "s$s")"; done; }
 files() {  # PREFIX SUFFIX NAME -> PREFIXnameSUFFIX,... over the recipe's seeds
@@ -139,157 +127,6 @@ train3() {  # NAME TRAIN_OPTION...   (ARCH=..., LIST=..., STORE=...: other than 
       --store "$WORK/${STORE:-storeX2}" "$@"
     s=$((s + 1))
   done
-}
-recipe3() {  # NAME TRAIN_OPTION...   (three-voice SELECT, amendments 15-22)
-  local name=$1 k
-  train3 "$@"
-  for k in $(seeds "$name"); do judge "$k"; done
-  local up=${name^^} op=tools/results/operating_point_ rc=tools/results/real_checks_
-  python tools/judge_recipes.py \
-    --reference "K6=${op}k6r_macro.json,${op}k6s1_macro.json,${op}k6s2_macro.json" \
-    --candidate "$up=$(files "$op" _macro.json "$name")" \
-    --real "K6=${rc}k6r.json,${rc}k6s1.json,${rc}k6s2.json" --real "$up=$(files "$rc" .json "$name")" \
-    --out "tools/results/recipe_${name}_vs_k6.json"
-}
-# K15's recipe (amendment 29) for one explicit seed, OPTIONs added after it (a later option
-# wins: `k15x5 k21 0 --epochs 9`); amendments 39-40 pair seeds by number.
-# (LIST, STORE: a list and store under $WORK other than trainX5 / storeX5; SOURCES: the
-# balanced sources other than K15's five)
-k15x5() {  # OUT SEED [option...]
-  local out=$1 s=$2; shift 2
-  rt-eeg train --corpus "$WORK/${LIST:-trainX5}.list" --dev-corpus "$WORK/SXS.list" \
-    --out "$WORK/$out" --seed "$s" --arch frame_lstm:context:3:0.5 --keep last --epochs 6 \
-    --store "$WORK/${STORE:-storeX5}" --balance-sources "${SOURCES:-A+A3+B,XT1,XT2,XE,XH}" \
-    --balance-mining "$@"
-}
-# K22 (amendment 41): K20's recipe (tail averaging) with `hawkes` (XK6) as a sixth source
-k22x6() {  # OUT SEED [option...]
-  local out=$1 s=$2; shift 2
-  LIST=trainX6 STORE=storeX6 SOURCES=A+A3+B,XT1,XT2,XE,XH,XK6 \
-    k15x5 "$out" "$s" --average-epochs 3 "$@"
-}
-xk6() {  # the sixth TRAIN corpus and trainX6.list
-  xsim "$WORK/XK6" --generator hawkes --hours 16 --patients 12 --seed 72
-  find "$WORK/XK6/edf" -name '*.edf' | sort > "$WORK/XK6.list"
-  cat "$WORK/trainX5.list" "$WORK/XK6.list" > "$WORK/trainX6.list"
-}
-# Amendment 60: AL, 12 h of our simulator whose 15 seizures are all of the low-voltage fast
-# family (a REPORT family until then), TRAIN others as in A; trainX5L.list = trainX5 + AL; its
-# store reuses storeX5 (only AL is computed; ~17 GB)
-al60() {
-  sim "$WORK/AL" --hours 12 --patients 6 --seed 91 --no-progress --exclude-families \
-    "$TRAIN_SEIZ,$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
-  find "$WORK/AL/edf" -name '*.edf' | sort > "$WORK/AL.list"
-  cat "$WORK/trainX5.list" "$WORK/AL.list" > "$WORK/trainX5L.list"
-}
-# K34 (amendment 60): K15's recipe on trainX5L with AL balanced as a sixth source
-k34() {  # OUT SEED [option...]
-  local out=$1 s=$2; shift 2
-  LIST=trainX5L STORE=storeX5L SOURCES=A+A3+B,AL,XT1,XT2,XE,XH \
-    k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
-}
-# K35 (amendment 61): K34's corpus with AL inside our simulator's source instead of a sixth one
-# (its 15 LVF seizures at their share of that source's seizure rows, not a sixth of every epoch)
-k35() {  # OUT SEED [option...]
-  local out=$1 s=$2; shift 2
-  LIST=trainX5L STORE=storeX5L SOURCES=A+A3+B+AL,XT1,XT2,XE,XH \
-    k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
-}
-# Amendment 62: AM, 12 h of our simulator whose seizures are all low-voltage fast (as AL's) and
-# whose every recording holds the medication-beta background (`drug_beta`, 15-27 Hz, 8-30 uV,
-# hours long): fast activity that is not a seizure beside the seizures that are;
-# trainX5M.list = trainX5L + AM; its store reuses storeX5 (AL and AM computed; ~18 GB)
-am62() {
-  sim "$WORK/AM" --hours 12 --patients 6 --seed 93 --no-progress --require-families drug_beta \
-    --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN4"
-  find "$WORK/AM/edf" -name '*.edf' | sort > "$WORK/AM.list"
-  cat "$WORK/trainX5L.list" "$WORK/AM.list" > "$WORK/trainX5M.list"
-}
-# K36 (amendment 62): K34's recipe with AL and AM together as the sixth balanced source
-k36() {  # OUT SEED [option...]
-  local out=$1 s=$2; shift 2
-  LIST=trainX5M STORE=storeX5M SOURCES=A+A3+B,AL+AM,XT1,XT2,XE,XH \
-    k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
-}
-# Amendment 63: AN, 12 h of our simulator drawn as corpus A (TRAIN families) with the wide alpha
-# field (`alpha_field`: the patient's alpha over central / temporal chains, more in drowsiness)
-# in every recording; trainX5N.list = trainX5 + AN; its store reuses storeX5 (AN computed)
-an63() {
-  sim "$WORK/AN" --hours 12 --patients 6 --seed 94 --no-progress --require-families alpha_field \
-    --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"
-  find "$WORK/AN/edf" -name '*.edf' | sort > "$WORK/AN.list"
-  cat "$WORK/trainX5.list" "$WORK/AN.list" > "$WORK/trainX5N.list"
-}
-# K37 (amendment 63, as amended before any model: AN inside our simulator's source, at its
-# natural share of that source's rows; mining finds its alpha if the model scores it high)
-k37() {  # OUT SEED [option...]
-  local out=$1 s=$2; shift 2
-  LIST=trainX5N STORE=storeX5N SOURCES=A+A3+B+AN,XT1,XT2,XE,XH \
-    k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
-}
-# Amendment 64: K37's confirmation on fresh seeds (6-11, never trained for any recipe). One pair
-# whole on this machine: K37 seed N and K15 seed N trained (unless done), judged (judge53) and
-# their family_scores written; then the rule on the six (rule64).
-pair64() {  # SEED
-  local n=$1 k
-  [ -f "$WORK/k37s${n}a/manifest.json" ] || k37 "k37s${n}a" "$n"
-  [ -f "$WORK/k15ps${n}a/manifest.json" ] || k15x5 "k15ps${n}a" "$n"
-  for k in "k37s${n}a" "k15ps${n}a"; do
-    judge53 "$k"
-    python tools/family_scores.py --corpus "SEL=$WORK/SEL.list:$WORK/eval_${k}_SEL" \
-      --corpus "XCC=$WORK/XCC.list:$WORK/eval_${k}_XCC" --corpus "XT3=$WORK/XT3.list:$WORK/eval_${k}_XT3" \
-      --corpus "XT4=$WORK/XT4.list:$WORK/eval_${k}_XT4" --out "tools/results/family_scores_${k}_sel.json" > /dev/null
-  done
-}
-# Amendment 64's rule: mean paired SELECT v2 >= +6.4 with DET (under the limit) >= -2.0 and
-# onsets <= +1.0 s, veto chb01 < 0.5 (route (b) disabled) -> recipe_k37c_vs_k15c6_paired_sel5f_detf.json
-rule64() {
-  PAIRED_REF="k15ps6a k15ps7a k15ps8a k15ps9a k15ps10a k15ps11a" PAIRED_TAG=K15C6 \
-    PAIRED_RULE="--paired-means=-2:6.4:1:99:0:99" SUF=_sel5f OUT_SUF=_detf \
-    PAIRED_EXTRA="--det-max-flag-ratio 2" paired_vs_k15r K37C k37s6a k37s7a k37s8a k37s9a k37s10a k37s11a
-}
-# Rule P (amendments 39-41): a recipe's seeds 3, 0, 1 (folders, in that order) judged pair by
-# pair against K15's trained in the same environment: k15s3r, k15r, k15rs1 (this machine's
-# native one, RT_EEG_NATIVE_ISA=1, /work/sim/recipe) -> recipe_label_vs_k15r_paired.json; or,
-# with paired_vs_k15p, k15s3p, k15p, k15ps1 (the AVX2 environment the scripts set, judged
-# 2026-11-27 in /work/sim/repro5) -> recipe_label_vs_k15p_paired.json; PAIRED_EXTRA: more
-# judge_recipes.py options (amendment 45: --det-clause 3:0:1); SUF: the operating-point files'
-# suffix when not _sel5 (amendment 52: SUF=_sel5f -> recipe_LABEL_vs_TAG_paired_sel5f.json);
-# OUT_SUF: appended to the verdict's name
-paired_vs_k15r() {  # LABEL K_SEED3 K_SEED0 K_SEED1
-  local label=$1 op=tools/results/operating_point_ rc=tools/results/real_checks_; shift
-  local -a ref=(${PAIRED_REF:-k15s3r k15r k15rs1})
-  local tag=${PAIRED_TAG:-K15R}
-  csv_of() { local pre=$1 suf=$2; shift 2; printf "$pre%s$suf\n" "$@" | paste -sd,; }
-  python tools/judge_recipes.py ${PAIRED_RULE:---paired 5:2:5} ${PAIRED_EXTRA:-} \
-    --reference "$tag=$(csv_of "$op" "${SUF:-_sel5}.json" "${ref[@]}")" \
-    --candidate "$label=$(csv_of "$op" "${SUF:-_sel5}.json" "$@")" \
-    --real "$tag=$(csv_of "$rc" .json "${ref[@]}")" --real "$label=$(csv_of "$rc" .json "$@")" \
-    --out "tools/results/recipe_${label,,}_vs_${tag,,}_paired${SUF:-}${OUT_SUF:-}.json"
-}
-paired_vs_k15p() { PAIRED_REF="k15s3p k15p k15ps1" PAIRED_TAG=K15P paired_vs_k15r "$@"; }
-# Amendment 48's six-seed rule: a recipe's seeds 3, 0, 1, 2, 4, 5 against the pinned K15 seeds of
-# the same numbers, on the means of the paired differences -> recipe_label_vs_k15p6_paired.json
-paired6_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
-  PAIRED_REF="k15s3p k15p k15ps1 k15ps2 k15ps4 k15ps5" PAIRED_TAG=K15P6 \
-    PAIRED_RULE="--paired-means 3.7:0:1:2:5:-2" paired_vs_k15r "$@"
-}
-# Amendment 54: one model K (an ensemble of the six pinned K15 seeds) against those seeds' mean,
-# all under the flagged-time limit (_sel5f points, DET under the limit): more than 5.0 points
-# ahead at a DET mean not below theirs, no veto -> recipe_label_vs_k15p6_single.json
-single_vs_k15p6() {  # LABEL K
-  local op=tools/results/operating_point_ rc=tools/results/real_checks_
-  local -a ref=(k15s3p k15p k15ps1 k15ps2 k15ps4 k15ps5)
-  python tools/judge_recipes.py --single-margin 5 --det-max-flag-ratio 2 \
-    --reference "K15P6=$(printf "$op%s_sel5f.json\n" "${ref[@]}" | paste -sd,)" \
-    --candidate "$1=${op}$2_sel5f.json" \
-    --real "K15P6=$(printf "$rc%s.json\n" "${ref[@]}" | paste -sd,)" --real "$1=$rc$2.json" \
-    --out "tools/results/recipe_${1,,}_vs_k15p6_single.json"
-}
-# Amendment 53: the same rule on the _sel5f files with every DET mean read under the flagged-time
-# limit too -> recipe_label_vs_k15p6_paired_sel5f_detf.json (K28: adopted only if both pass)
-paired6f_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
-  SUF=_sel5f OUT_SUF=_detf PAIRED_EXTRA="--det-max-flag-ratio 2" paired6_vs_k15p "$@"
 }
 # A fresh machine (2026-11-28): after `REBUILD_ONLY=1 WORK=/work/sim/repro5 bash
 # tools/make_default_model.sh` has rebuilt the corpora, storeX5 and the recipe's seed 3 in the
@@ -634,7 +471,7 @@ paired_vs_k15p K23 k23s3 k23 k23s1
 # same number on stored outputs, p_K15 x min(1, p_K23 / 0.5), tuned as judge5 tunes, paired
 for trip in v44s3:k15s3p:k23s3 v44:k15p:k23 v44s1:k15ps1:k23s1; do
   IFS=: read -r v a b <<< "$trip"
-  for c in SEL XCC XT3 XT4; do
+  for c in $SELECT_V2_DECODED; do
     python tools/ensemble_probs.py --member "$WORK/eval_${a}_$c" --member "$WORK/eval_${b}_$c" \
       --out "$WORK/eval_${v}_$c" --veto 0.5
   done

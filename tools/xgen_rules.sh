@@ -1,0 +1,84 @@
+# The recipe rules of the cross-generator round (issue #12; protocol:
+# tools/results/xgen_protocol.md): a recipe's seeds judged against the reference's on SELECT v2
+# from the committed tools/results/operating_point_*.json and real_checks_*.json. Sourced by
+# tools/xgen_round.sh (which defines judge, judge5, seeds, files and train3 they call); run one
+# as `bash tools/xgen_round.sh NAME ARG...`.
+
+# The N-seed rule on SELECT v2 (amendments 23 and 29-30) for recipe NAME against REF's first
+# N = NSEEDS seeds (REF defaults to K6's recipe, whose seed 0 folder is k6r) -> OUT_JSON;
+# JUDGE=1: each seed of NAME judged (judge5) first; CLAUSE=GAIN_S:MAX_LOSS: amendment 33's
+# latency clause.
+recipe_rule() {  # NAME OUT_JSON
+  local op=tools/results/operating_point_ rc=tools/results/real_checks_ k ref=${REF:-k6}
+  local -a refs; mapfile -t refs < <(seeds "$ref")
+  [ "$ref" = k6 ] && refs[0]=k6r
+  if [ -n "${JUDGE:-}" ]; then for k in $(seeds "$1"); do judge5 "$k"; done; fi
+  python tools/judge_recipes.py \
+    --reference "${ref^^}=$(printf "$op%s_sel5.json\n" "${refs[@]}" | paste -sd,)" \
+    --candidate "${1^^}=$(files "$op" _sel5.json "$1")" \
+    --real "${ref^^}=$(printf "$rc%s.json\n" "${refs[@]}" | paste -sd,)" \
+    --real "${1^^}=$(files "$rc" .json "$1")" ${CLAUSE:+--latency-clause "$CLAUSE"} --out "$2"
+}
+recipe5() { NSEEDS=3 recipe_rule "$1" "tools/results/recipe_${1}_vs_${REF:-k6}_sel5.json"; }  # NAME
+recipe6() { NSEEDS=6 recipe_rule "$1" "tools/results/recipe_${1}_vs_${REF:-k6}_sel5_six.json"; }
+recipe3() {  # NAME TRAIN_OPTION...   (three-voice SELECT, amendments 15-22)
+  local name=$1 k
+  train3 "$@"
+  for k in $(seeds "$name"); do judge "$k"; done
+  local up=${name^^} op=tools/results/operating_point_ rc=tools/results/real_checks_
+  python tools/judge_recipes.py \
+    --reference "K6=${op}k6r_macro.json,${op}k6s1_macro.json,${op}k6s2_macro.json" \
+    --candidate "$up=$(files "$op" _macro.json "$name")" \
+    --real "K6=${rc}k6r.json,${rc}k6s1.json,${rc}k6s2.json" --real "$up=$(files "$rc" .json "$name")" \
+    --out "tools/results/recipe_${name}_vs_k6.json"
+}
+# Rule P (amendments 39-41): a recipe's seeds 3, 0, 1 (folders, in that order) judged pair by
+# pair against K15's trained in the same environment: k15s3r, k15r, k15rs1 (this machine's
+# native one, RT_EEG_NATIVE_ISA=1, /work/sim/recipe) -> recipe_label_vs_k15r_paired.json; or,
+# with paired_vs_k15p, k15s3p, k15p, k15ps1 (the AVX2 environment the scripts set, judged
+# 2026-11-27 in /work/sim/repro5) -> recipe_label_vs_k15p_paired.json; PAIRED_EXTRA: more
+# judge_recipes.py options (amendment 45: --det-clause 3:0:1); SUF: the operating-point files'
+# suffix when not _sel5 (amendment 52: SUF=_sel5f -> recipe_LABEL_vs_TAG_paired_sel5f.json);
+# OUT_SUF: appended to the verdict's name
+paired_vs_k15r() {  # LABEL K_SEED3 K_SEED0 K_SEED1
+  local label=$1 op=tools/results/operating_point_ rc=tools/results/real_checks_; shift
+  local -a ref=(${PAIRED_REF:-k15s3r k15r k15rs1})
+  local tag=${PAIRED_TAG:-K15R}
+  csv_of() { local pre=$1 suf=$2; shift 2; printf "$pre%s$suf\n" "$@" | paste -sd,; }
+  python tools/judge_recipes.py ${PAIRED_RULE:---paired 5:2:5} ${PAIRED_EXTRA:-} \
+    --reference "$tag=$(csv_of "$op" "${SUF:-_sel5}.json" "${ref[@]}")" \
+    --candidate "$label=$(csv_of "$op" "${SUF:-_sel5}.json" "$@")" \
+    --real "$tag=$(csv_of "$rc" .json "${ref[@]}")" --real "$label=$(csv_of "$rc" .json "$@")" \
+    --out "tools/results/recipe_${label,,}_vs_${tag,,}_paired${SUF:-}${OUT_SUF:-}.json"
+}
+paired_vs_k15p() { PAIRED_REF="k15s3p k15p k15ps1" PAIRED_TAG=K15P paired_vs_k15r "$@"; }
+# Amendment 48's six-seed rule: a recipe's seeds 3, 0, 1, 2, 4, 5 against the pinned K15 seeds of
+# the same numbers, on the means of the paired differences -> recipe_label_vs_k15p6_paired.json
+paired6_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
+  PAIRED_REF="k15s3p k15p k15ps1 k15ps2 k15ps4 k15ps5" PAIRED_TAG=K15P6 \
+    PAIRED_RULE="--paired-means 3.7:0:1:2:5:-2" paired_vs_k15r "$@"
+}
+# Amendment 54: one model K (an ensemble of the six pinned K15 seeds) against those seeds' mean,
+# all under the flagged-time limit (_sel5f points, DET under the limit): more than 5.0 points
+# ahead at a DET mean not below theirs, no veto -> recipe_label_vs_k15p6_single.json
+single_vs_k15p6() {  # LABEL K
+  local op=tools/results/operating_point_ rc=tools/results/real_checks_
+  local -a ref=(k15s3p k15p k15ps1 k15ps2 k15ps4 k15ps5)
+  python tools/judge_recipes.py --single-margin 5 --det-max-flag-ratio 2 \
+    --reference "K15P6=$(printf "$op%s_sel5f.json\n" "${ref[@]}" | paste -sd,)" \
+    --candidate "$1=${op}$2_sel5f.json" \
+    --real "K15P6=$(printf "$rc%s.json\n" "${ref[@]}" | paste -sd,)" --real "$1=$rc$2.json" \
+    --out "tools/results/recipe_${1,,}_vs_k15p6_single.json"
+}
+# Amendment 53: the same rule on the _sel5f files with every DET mean read under the flagged-time
+# limit too -> recipe_label_vs_k15p6_paired_sel5f_detf.json (K28: adopted only if both pass)
+paired6f_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
+  SUF=_sel5f OUT_SUF=_detf PAIRED_EXTRA="--det-max-flag-ratio 2" paired6_vs_k15p "$@"
+}
+# Amendment 64's rule: mean paired SELECT v2 >= +6.4 with DET (under the limit) >= -2.0 and
+# onsets <= +1.0 s, veto chb01 < 0.5 (route (b) disabled) -> recipe_k37c_vs_k15c6_paired_sel5f_detf.json
+rule64() {
+  PAIRED_REF="k15ps6a k15ps7a k15ps8a k15ps9a k15ps10a k15ps11a" PAIRED_TAG=K15C6 \
+    PAIRED_RULE="--paired-means=-2:6.4:1:99:0:99" SUF=_sel5f OUT_SUF=_detf \
+    PAIRED_EXTRA="--det-max-flag-ratio 2" paired_vs_k15r K37C k37s6a k37s7a k37s8a k37s9a k37s10a k37s11a
+}
