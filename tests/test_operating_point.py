@@ -261,3 +261,53 @@ def test_compact_moves_inline_trials_and_load_result_reads_both_layouts(tmp_path
     gz.unlink()
     with pytest.raises(SystemExit, match="operating_point_m_sel5f.trials.json.gz: cannot read the trials"):
         operating_point.load_result(old)
+
+
+def test_extend_adds_the_ceiling_band_to_a_stored_result(tmp_path, capsys):
+    """Pilot 65: a seizure whose channels plateau at 0.9978 (under the strict grid's 0.998) and
+    artifacts at 0.9972 (over its 0.995). The strict_off point must pass one of the two; the
+    result extended with the ceiling band keeps its 420 trials, runs only the 240 new ones,
+    finds both seizures at 0.9975 with no false alarm, and holds exactly the trials a fresh run
+    of both grids gives. Extending by a grid the result holds, or on other corpora, is refused."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "postprocess.toml").write_text("threshold_on = 0.998\nthreshold_off = 0.499\n")
+    a = _corpus(tmp_path, "A", [((100, 160), (400, 420)), ((300, 360), (100, 120))])
+    for name, art in (("A_0", (400, 420)), ("A_1", (100, 120))):
+        npz = tmp_path / "A" / "eval" / f"{name}.probs.npz"
+        with np.load(npz) as z:
+            d = dict(z)
+        d["probs"][art[0]:art[1], :6] = 0.9972
+        if name == "A_1":
+            d["probs"][301:360, :6] = 0.9978
+        np.savez(npz, **d)
+    common = ["--model", str(model), "--target-fa", "5", "--workers", "1", "--quiet", "--tune", a,
+              "--max-flag-ratio", "2"]  # fmt: skip
+    first, ext = tmp_path / "first.json", tmp_path / "ext.json"
+    assert operating_point.main([*common, "--grid", "strict_off", "--out", str(first),
+                                 "--toml", str(tmp_path / "first.toml")]) == 0  # fmt: skip
+    assert operating_point.main([*common, "--grid", "ceiling_off", "--extend", str(first),
+                                 "--out", str(ext), "--toml", str(tmp_path / "ext.toml")]) == 0  # fmt: skip
+    capsys.readouterr()
+    d1, d2 = operating_point.load_result(first), operating_point.load_result(ext)
+    p1, p2 = d1["figures"]["chosen"]["pool"], d2["figures"]["chosen"]["pool"]
+    assert p1["hits"] == 1 and d1["configs"]["chosen"]["threshold_on"] >= 0.998
+    assert p2["hits"] == 2 and p2["false_alarms"] == 0
+    assert d2["configs"]["chosen"]["threshold_on"] == 0.9975
+    assert d2["grid"] == "strict_off+ceiling_off" and d2["n_trials"] == 660
+    assert d2["extends"] == str(first) and d2["trials_pool"][:420] == d1["trials_pool"]
+    base = operating_point.load_postprocess_config(model)
+    _, refs, stored = operating_point.load_corpus(str(tmp_path / "A" / "list"), str(tmp_path / "A" / "eval"))
+    fresh = operating_point.run_trials(operating_point.grid_of("strict_off+ceiling_off", base), refs, stored,
+                                       workers=1, progress=False)  # fmt: skip
+    assert json.loads(json.dumps(fresh)) == d2["trials_pool"]
+    assert "grid strict_off+ceiling_off" in (tmp_path / "ext.toml").read_text()
+    # refused, in one line naming the earlier result
+    again = [*common, "--out", str(tmp_path / "x.json"), "--toml", str(tmp_path / "x.toml")]
+    assert operating_point.main([*again, "--grid", "strict_off", "--extend", str(first)]) == 2
+    assert "already holds 'strict_off'" in capsys.readouterr().err
+    b = _corpus(tmp_path, "B", [((100, 160), None)])
+    other = [x if x != a else b for x in again]
+    assert operating_point.main([*other, "--grid", "ceiling_off", "--extend", str(first)]) == 2
+    err = capsys.readouterr().err
+    assert str(first) in err and "tuned on ['A']" in err and not (tmp_path / "x.json").exists()

@@ -23,6 +23,9 @@ the two as one; ``--compact FILE...`` moves an older result's inline trials ther
 configurations alone. ``--grid adapt`` searches the patient-relative onset gate
 (:func:`adapt_grid`) instead of :func:`strict_grid`, ``--grid strict_dual`` adds the
 dual-threshold early paths (:func:`dual_grid`; ``--grid dual``: those alone);
+``--extend RESULT --grid G`` keeps an earlier result's trials on the same corpora, runs only
+G's configurations and chooses over both (pilot 65: the ceiling band, :func:`ceiling_off_grid`,
+added to a strict_off result);
 ``--weigh corpora`` chooses on the means over the tuned corpora (:func:`macro_trials`: one
 voice per corpus, however many seizures it holds) instead of on their pool. It never writes
 into the model folder.
@@ -85,6 +88,21 @@ def strict_off_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
             for th, onset, k, rise, off in grid]  # fmt: skip
 
 
+#: Pilot 65: the band just under the decoder's output ceiling (its sigmoid saturates near
+#: 0.9985, where the weak seeds' points sit at 0.998 with nothing between it and 0.999).
+CEILING_THRESHOLDS = (0.996, 0.997, 0.9975, 0.9985)
+
+
+def ceiling_off_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
+    """:func:`strict_off_grid`'s confirmations, top-k, rises and off ratios at the thresholds of
+    :data:`CEILING_THRESHOLDS` (none in the strict grid), 240 configurations: with ``--extend``
+    a strict_off result, the two together are the strict grid at a finer step near the top."""
+    grid = itertools.product(CEILING_THRESHOLDS, STRICT_ONSETS, (2, 4), (0.0, 0.3), OFF_RATIOS)
+    return [base.replace(threshold_on=th, threshold_off=round(th * off, 4), onset_epochs=onset,
+                         top_k=k, rise_delta=rise)
+            for th, onset, k, rise, off in grid]  # fmt: skip
+
+
 #: Amendment 6 of tools/results/xgen_protocol.md: the patient-relative onset gate's grid.
 ADAPT_THRESHOLDS = (0.98, 0.99, 0.995, 0.998)
 ADAPT_ONSETS = (1, 2, 3)
@@ -135,7 +153,47 @@ def dual_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
 
 
 GRIDS = {"strict": strict_grid, "strict_off": strict_off_grid, "adapt": adapt_grid, "dual": dual_grid,
-         "strict_dual": lambda base: strict_grid(base) + dual_grid(base)}  # fmt: skip
+         "strict_dual": lambda base: strict_grid(base) + dual_grid(base),
+         "ceiling_off": ceiling_off_grid}  # fmt: skip
+
+
+def grid_of(name: str, base: PostprocessConfig) -> list[PostprocessConfig]:
+    """The configurations of grid ``name``, or of ``"a+b"``: ``a``'s followed by ``b``'s (a
+    result extended with ``--extend``); RtEegError on an unknown name."""
+    out = []
+    for part in name.split("+"):
+        if part not in GRIDS:
+            raise RtEegError(f"unknown grid {part!r} (known: {', '.join(sorted(GRIDS))})")
+        out += GRIDS[part](base)
+    return out
+
+
+def extended(earlier: dict, path, grid: str, base: PostprocessConfig, tuned: list[str],
+             weigh: str) -> tuple[str, list[PostprocessConfig], list[dict]]:  # fmt: skip
+    """The grid name, configurations and stored trials of an earlier result that ``--grid
+    grid`` extends: its configurations first, so a tie keeps its choice. RtEegError naming
+    ``path`` when it was tuned on other corpora or weighed otherwise, already holds ``grid``,
+    or its trials are not its grid's (another base configuration)."""
+    name, trials = earlier.get("grid"), earlier.get("trials_pool")
+    if not isinstance(name, str) or not isinstance(trials, list):
+        raise RtEegError(f"--extend {path}: no grid and trials (not an operating_point.py result)")
+    if earlier.get("tune") != tuned or earlier.get("weigh") != weigh:
+        raise RtEegError(f"--extend {path}: tuned on {earlier.get('tune')} weighed by "
+                         f"{earlier.get('weigh')}, not {tuned} by {weigh}")  # fmt: skip
+    if grid in name.split("+"):
+        raise RtEegError(f"--extend {path}: its grid {name!r} already holds {grid!r}")
+    configs = grid_of(name, base)
+
+    def same(trial: dict, cfg: PostprocessConfig) -> bool:  # a macro trial: its voices' config
+        got = trial.get("config") or next(iter(trial.get("corpora", {}).values()), {}).get("config")
+        want = json.loads(json.dumps(cfg.to_dict()))
+        return isinstance(got, dict) and all(
+            got.get(k) == v for k, v in want.items() if k != "cross_channel")  # fmt: skip
+
+    if len(configs) != len(trials) or not all(map(same, trials, configs)):
+        raise RtEegError(f"--extend {path}: its {len(trials)} trials are not grid {name!r}'s "
+                         f"{len(configs)} configurations from this model's postprocess.toml")  # fmt: skip
+    return name, configs, trials
 
 
 def macro_trials(per_corpus: dict[str, list[dict]]) -> list[dict]:
@@ -265,6 +323,10 @@ def main(argv=None) -> int:
                         "dual-threshold early paths alone; strict_dual: strict + dual "
                         "(amendment 31); strict_off: strict at off ratios 0.5, 0.8, 0.95 "
                         "(amendment 52, with --max-flag-ratio)")  # fmt: skip
+    p.add_argument("--extend", metavar="RESULT_JSON",
+                   help="an earlier result on the same corpora (--weigh, --tune): its trials are "
+                        "kept, only --grid's configurations are run, and the choice is made over "
+                        "both (pilot 65: --grid ceiling_off on a strict_off result)")  # fmt: skip
     p.add_argument("--sens-slack", type=float, default=0.0,
                    help="latency clause (amendment 31): the earliest onset among the points "
                         "within this many points of the best sensitivity (default 0: the most "
@@ -318,14 +380,19 @@ def main(argv=None) -> int:
                 raise RtEegError("--score-only needs at least one --fixed configuration")
             trials, configs = [], dict(fixed)
         else:
-            grid = GRIDS[args.grid](today)
+            grid_name, grid, trials = args.grid, GRIDS[args.grid](today), []
+            if args.extend:
+                name, configs, trials = extended(load_result(args.extend), args.extend, args.grid,
+                                                 today, list(tuned), args.weigh)  # fmt: skip
+                grid_name, grid = f"{name}+{args.grid}", configs + grid
+            todo = grid[len(trials):]
             if args.weigh == "corpora":
-                per = {n: run_trials(grid, c[1], c[2], workers=args.workers,
+                per = {n: run_trials(todo, c[1], c[2], workers=args.workers,
                                      progress=not args.quiet) for n, c in tuned.items()}  # fmt: skip
-                trials = macro_trials(per)
+                trials = trials + macro_trials(per)
             else:
-                trials = run_trials(
-                    grid, pool[1], pool[2], workers=args.workers, progress=not args.quiet
+                trials = trials + run_trials(
+                    todo, pool[1], pool[2], workers=args.workers, progress=not args.quiet
                 )
             pick = choose_trial(trials, args.target_fa, args.sens_slack, args.max_flag_ratio)
             configs = {"chosen": grid[pick]} | fixed
@@ -340,7 +407,8 @@ def main(argv=None) -> int:
         return 2
     doc = {
         "command": " ".join(sys.argv), "model": args.model, "target_fa_per_24h": args.target_fa,
-        "weigh": args.weigh, "grid": args.grid, "sens_slack": args.sens_slack,
+        "weigh": args.weigh, "grid": args.grid if args.score_only else grid_name,
+        "extends": args.extend, "sens_slack": args.sens_slack,
         "max_flag_ratio": args.max_flag_ratio,
         "tune": list(tuned), "report": list(reports),
         "configs": {n: c.to_dict() for n, c in configs.items()},
@@ -361,7 +429,7 @@ def main(argv=None) -> int:
         rule += f", calling seizure at most {args.max_flag_ratio:g}x the reference's seizure time"
     head = [f"Operating point (tools/operating_point.py) chosen on {' + '.join(tuned)} {how} for "
             f"<= {args.target_fa} FA/24 h{rule} over {len(trials)} configurations "
-            f"(grid {args.grid})."]  # fmt: skip
+            f"(grid {grid_name})."]  # fmt: skip
     head += [f"{k}: {json.dumps(v)}" for k, v in figures["chosen"].items()]
     write_text_atomic(
         args.toml, "".join(f"# {x}\n" for x in head) + tomli_w.dumps(chosen.to_dict())
