@@ -20,65 +20,56 @@ k22x6() {  # OUT SEED [option...]
   LIST=trainX6 STORE=storeX6 SOURCES=A+A3+B,XT1,XT2,XE,XH,XK6 \
     k15x5 "$out" "$s" --average-epochs 3 "$@"
 }
+# A TRAIN corpus an amendment adds: NAME made by SIM (sim or xsim, with its options) and listed,
+# and OUT.list = BASE.list + NAME.list
+corpus_join() {  # NAME BASE OUT SIM [option...]
+  local name=$1 base=$2 out=$3; shift 3
+  "$1" "$WORK/$name" "${@:2}"
+  find "$WORK/$name/edf" -name '*.edf' | sort > "$WORK/$name.list"
+  cat "$WORK/$base.list" "$WORK/$name.list" > "$WORK/$out.list"
+}
+# K15's recipe on LIST (trainX5 + an amendment's corpora) balanced over SOURCES; its store
+# (LIST's name, train -> store) reuses storeX5's features and computes only the added corpora's
+k15_joined() {  # LIST SOURCES OUT SEED [option...]
+  local list=$1 sources=$2; shift 2
+  LIST=$list STORE=${list/train/store} SOURCES=$sources \
+    k15x5 "$1" "$2" --reuse-store "$WORK/storeX5" "${@:3}"
+}
 xk6() {  # the sixth TRAIN corpus and trainX6.list
-  xsim "$WORK/XK6" --generator hawkes --hours 16 --patients 12 --seed 72
-  find "$WORK/XK6/edf" -name '*.edf' | sort > "$WORK/XK6.list"
-  cat "$WORK/trainX5.list" "$WORK/XK6.list" > "$WORK/trainX6.list"
+  corpus_join XK6 trainX5 trainX6 xsim --generator hawkes --hours 16 --patients 12 --seed 72
 }
 # Amendment 60: AL, 12 h of our simulator whose 15 seizures are all of the low-voltage fast
 # family (a REPORT family until then), TRAIN others as in A; trainX5L.list = trainX5 + AL; its
 # store reuses storeX5 (only AL is computed; ~17 GB)
 al60() {
-  sim "$WORK/AL" --hours 12 --patients 6 --seed 91 --no-progress --exclude-families \
+  corpus_join AL trainX5 trainX5L sim --hours 12 --patients 6 --seed 91 --no-progress --exclude-families \
     "$TRAIN_SEIZ,$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
-  find "$WORK/AL/edf" -name '*.edf' | sort > "$WORK/AL.list"
-  cat "$WORK/trainX5.list" "$WORK/AL.list" > "$WORK/trainX5L.list"
 }
 # K34 (amendment 60): K15's recipe on trainX5L with AL balanced as a sixth source
-k34() {  # OUT SEED [option...]
-  local out=$1 s=$2; shift 2
-  LIST=trainX5L STORE=storeX5L SOURCES=A+A3+B,AL,XT1,XT2,XE,XH \
-    k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
-}
+k34() { k15_joined trainX5L A+A3+B,AL,XT1,XT2,XE,XH "$@"; }  # OUT SEED [option...]
 # K35 (amendment 61): K34's corpus with AL inside our simulator's source instead of a sixth one
 # (its 15 LVF seizures at their share of that source's seizure rows, not a sixth of every epoch)
-k35() {  # OUT SEED [option...]
-  local out=$1 s=$2; shift 2
-  LIST=trainX5L STORE=storeX5L SOURCES=A+A3+B+AL,XT1,XT2,XE,XH \
-    k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
-}
+k35() { k15_joined trainX5L A+A3+B+AL,XT1,XT2,XE,XH "$@"; }  # OUT SEED [option...]
 # Amendment 62: AM, 12 h of our simulator whose seizures are all low-voltage fast (as AL's) and
 # whose every recording holds the medication-beta background (`drug_beta`, 15-27 Hz, 8-30 uV,
 # hours long): fast activity that is not a seizure beside the seizures that are;
 # trainX5M.list = trainX5L + AM; its store reuses storeX5 (AL and AM computed; ~18 GB)
 am62() {
-  sim "$WORK/AM" --hours 12 --patients 6 --seed 93 --no-progress --require-families drug_beta \
+  corpus_join AM trainX5L trainX5M sim --hours 12 --patients 6 --seed 93 --no-progress --require-families drug_beta \
     --exclude-families "$TRAIN_SEIZ,$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN4"
-  find "$WORK/AM/edf" -name '*.edf' | sort > "$WORK/AM.list"
-  cat "$WORK/trainX5L.list" "$WORK/AM.list" > "$WORK/trainX5M.list"
 }
 # K36 (amendment 62): K34's recipe with AL and AM together as the sixth balanced source
-k36() {  # OUT SEED [option...]
-  local out=$1 s=$2; shift 2
-  LIST=trainX5M STORE=storeX5M SOURCES=A+A3+B,AL+AM,XT1,XT2,XE,XH \
-    k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
-}
+k36() { k15_joined trainX5M A+A3+B,AL+AM,XT1,XT2,XE,XH "$@"; }  # OUT SEED [option...]
 # Amendment 63: AN, 12 h of our simulator drawn as corpus A (TRAIN families) with the wide alpha
 # field (`alpha_field`: the patient's alpha over central / temporal chains, more in drowsiness)
 # in every recording; trainX5N.list = trainX5 + AN; its store reuses storeX5 (AN computed)
 an63() {
-  sim "$WORK/AN" --hours 12 --patients 6 --seed 94 --no-progress --require-families alpha_field \
+  corpus_join AN trainX5 trainX5N sim --hours 12 --patients 6 --seed 94 --no-progress --require-families alpha_field \
     --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3"
-  find "$WORK/AN/edf" -name '*.edf' | sort > "$WORK/AN.list"
-  cat "$WORK/trainX5.list" "$WORK/AN.list" > "$WORK/trainX5N.list"
 }
 # K37 (amendment 63, as amended before any model: AN inside our simulator's source, at its
 # natural share of that source's rows; mining finds its alpha if the model scores it high)
-k37() {  # OUT SEED [option...]
-  local out=$1 s=$2; shift 2
-  LIST=trainX5N STORE=storeX5N SOURCES=A+A3+B+AN,XT1,XT2,XE,XH \
-    k15x5 "$out" "$s" --reuse-store "$WORK/storeX5" "$@"
-}
+k37() { k15_joined trainX5N A+A3+B+AN,XT1,XT2,XE,XH "$@"; }  # OUT SEED [option...]
 # Amendment 64: K37's confirmation on fresh seeds (6-11, never trained for any recipe). One pair
 # whole on this machine: K37 seed N and K15 seed N trained (unless done), judged (judge53) and
 # their family_scores written; then the rule on the six (rule64).
