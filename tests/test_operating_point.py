@@ -307,7 +307,8 @@ def test_extend_adds_the_ceiling_band_to_a_stored_result(tmp_path, capsys):
     assert operating_point.main([*again, "--grid", "strict_off", "--extend", str(first)]) == 2
     assert "already holds 'strict_off'" in capsys.readouterr().err
     b = _corpus(tmp_path, "B", [((100, 160), None)])
-    other = [x if x != a else b for x in again]
-    assert operating_point.main([*other, "--grid", "ceiling_off", "--extend", str(first)]) == 2
-    err = capsys.readouterr().err
-    assert str(first) in err and "tuned on ['A']" in err and not (tmp_path / "x.json").exists()
+    for spec in (b, "A=" + b.partition("=")[2]):  # another corpus, or another under A's name
+        other = [x if x != a else spec for x in again]
+        assert operating_point.main([*other, "--grid", "ceiling_off", "--extend", str(first)]) == 2
+        err = capsys.readouterr().err
+        assert str(first) in err and f"tuned on [{a!r}]" in err and not (tmp_path / "x.json").exists()

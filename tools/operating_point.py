@@ -171,15 +171,18 @@ def grid_of(name: str, base: PostprocessConfig) -> list[PostprocessConfig]:
 def extended(earlier: dict, path, grid: str, base: PostprocessConfig, tuned: list[str],
              weigh: str) -> tuple[str, list[PostprocessConfig], list[dict]]:  # fmt: skip
     """The grid name, configurations and stored trials of an earlier result that ``--grid
-    grid`` extends: its configurations first, so a tie keeps its choice. RtEegError naming
-    ``path`` when it was tuned on other corpora or weighed otherwise, already holds ``grid``,
-    or its trials are not its grid's (another base configuration)."""
+    grid`` extends: its configurations first, so a tie keeps its choice. ``tuned``: this run's
+    ``--tune`` specs. RtEegError naming ``path`` when it was tuned on other corpora (its
+    command's ``--tune`` specs) or weighed otherwise, already holds ``grid``, or its trials are
+    not its grid's (another base configuration)."""
     name, trials = earlier.get("grid"), earlier.get("trials_pool")
     if not isinstance(name, str) or not isinstance(trials, list):
         raise RtEegError(f"--extend {path}: no grid and trials (not an operating_point.py result)")
-    if earlier.get("tune") != tuned or earlier.get("weigh") != weigh:
-        raise RtEegError(f"--extend {path}: tuned on {earlier.get('tune')} weighed by "
-                         f"{earlier.get('weigh')}, not {tuned} by {weigh}")  # fmt: skip
+    words = str(earlier.get("command", "")).split()
+    specs = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--tune"]
+    if specs != tuned or earlier.get("weigh") != weigh:
+        raise RtEegError(f"--extend {path}: tuned on {specs} weighed by {earlier.get('weigh')}, "
+                         f"not {tuned} by {weigh}")  # fmt: skip
     if grid in name.split("+"):
         raise RtEegError(f"--extend {path}: its grid {name!r} already holds {grid!r}")
     configs = grid_of(name, base)
@@ -383,7 +386,7 @@ def main(argv=None) -> int:
             grid_name, grid, trials = args.grid, GRIDS[args.grid](today), []
             if args.extend:
                 name, configs, trials = extended(load_result(args.extend), args.extend, args.grid,
-                                                 today, list(tuned), args.weigh)  # fmt: skip
+                                                 today, args.tune, args.weigh)  # fmt: skip
                 grid_name, grid = f"{name}+{args.grid}", configs + grid
             todo = grid[len(trials):]
             if args.weigh == "corpora":
@@ -406,7 +409,8 @@ def main(argv=None) -> int:
         print(f"operating_point: {err}", file=sys.stderr)
         return 2
     doc = {
-        "command": " ".join(sys.argv), "model": args.model, "target_fa_per_24h": args.target_fa,
+        "command": " ".join([sys.argv[0], *(sys.argv[1:] if argv is None else argv)]),
+        "model": args.model, "target_fa_per_24h": args.target_fa,
         "weigh": args.weigh, "grid": args.grid if args.score_only else grid_name,
         "extends": args.extend, "sens_slack": args.sens_slack,
         "max_flag_ratio": args.max_flag_ratio,
