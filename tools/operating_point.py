@@ -365,6 +365,7 @@ def main(argv=None) -> int:
         p.error("--tune and --toml are required unless --score-only")
     if not (args.tune or args.report):
         p.error("no corpus: give --tune or --report")
+    grid_name = args.grid  # "NAME+GRID" when --extend adds GRID to a result on grid NAME
     try:
         today = load_postprocess_config(args.model)
         fixed = {}
@@ -383,7 +384,7 @@ def main(argv=None) -> int:
                 raise RtEegError("--score-only needs at least one --fixed configuration")
             trials, configs = [], dict(fixed)
         else:
-            grid_name, grid, trials = args.grid, GRIDS[args.grid](today), []
+            grid, trials = GRIDS[args.grid](today), []
             if args.extend:
                 name, configs, trials = extended(load_result(args.extend), args.extend, args.grid,
                                                  today, args.tune, args.weigh)  # fmt: skip
@@ -411,7 +412,7 @@ def main(argv=None) -> int:
     doc = {
         "command": " ".join([sys.argv[0], *(sys.argv[1:] if argv is None else argv)]),
         "model": args.model, "target_fa_per_24h": args.target_fa,
-        "weigh": args.weigh, "grid": args.grid if args.score_only else grid_name,
+        "weigh": args.weigh, "grid": grid_name,
         "extends": args.extend, "sens_slack": args.sens_slack,
         "max_flag_ratio": args.max_flag_ratio,
         "tune": list(tuned), "report": list(reports),

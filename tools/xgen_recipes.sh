@@ -84,12 +84,10 @@ pair64() {  # SEED
 }
 # Pilot 65 (chooses nothing): each K's committed _sel5f result extended by the band just under the
 # decoder's output ceiling (operating_point.py --extend, grid ceiling_off: 0.996-0.9985, 240
-# configurations), the same options -> tools/results/operating_point_K_sel5c.json
+# configurations), tune52's options -> tools/results/operating_point_K_sel5c.json
 pilot65() {  # K...
   local k
   for k in "$@"; do
-    [ -f "tools/results/operating_point_${k}_sel5c.json" ] ||
-      tune5 "$k" ceiling_off _sel5c --extend "tools/results/operating_point_${k}_sel5f.json" \
-        --max-flag-ratio 2 --fixed shipped="$WORK/k6/postprocess.toml"
+    GRID52=ceiling_off SUF52=_sel5c tune52 "$k" --extend "tools/results/operating_point_${k}_sel5f.json"
   done
 }

@@ -78,10 +78,12 @@ judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not d
 }
 # Amendment 52: K re-tuned on SELECT v2 from its stored decoder outputs under the flagged-time
 # limit (the time called seizure at most 2x the reference's on every voice), over the strict grid
-# at hysteresis ratios 0.5, 0.8, 0.95 -> operating_point_K_sel5f.json, op_K_sel5f.toml
-tune52() {  # K
-  [ -f "tools/results/operating_point_$1_sel5f.json" ] ||
-    tune5 "$1" strict_off _sel5f --max-flag-ratio 2 --fixed shipped="$WORK/k6/postprocess.toml"
+# at hysteresis ratios 0.5, 0.8, 0.95 -> operating_point_K_sel5f.json, op_K_sel5f.toml (GRID52,
+# SUF52: another grid and suffix under the same options, e.g. pilot 65's)
+tune52() {  # K [operating_point.py option...]
+  local k=$1 suf=${SUF52:-_sel5f}; shift
+  [ -f "tools/results/operating_point_$k$suf.json" ] ||
+    tune5 "$k" "${GRID52:-strict_off}" "$suf" --max-flag-ratio 2 --fixed shipped="$WORK/k6/postprocess.toml" "$@"
 }
 # Amendment 53: every candidate from K29 on is judged as judge5 decodes it and tune52 tunes it
 judge53() {  # K
