@@ -204,6 +204,7 @@ def train_from_store(
         opt = keras.optimizers.Adam(learning_rate=cfg.learning_rate, clipnorm=1.0)
         opt.build(model.trainable_variables)
         loss_fn = keras.losses.BinaryCrossentropy(label_smoothing=cfg.label_smoothing)
+        focal = _background_focal_loss(tf, cfg.background_focal) if cfg.background_focal else None
 
         @tf.function(
             input_signature=[
@@ -215,7 +216,7 @@ def train_from_store(
         def train_step(x, y):
             with tf.GradientTape() as tape:
                 p = tf.reshape(model(x, training=True), [-1])
-                loss = loss_fn(y, p)
+                loss = loss_fn(y, p) if focal is None else focal(y, p)
             grads = tape.gradient(loss, model.trainable_variables)
             opt.apply_gradients(zip(grads, model.trainable_variables, strict=True))
             return loss
@@ -423,6 +424,28 @@ def train_from_store(
     }
     write_json_atomic(out_dir / MANIFEST_FILE, manifest)
     return manifest
+
+
+def _background_focal_loss(tf, gamma: float):
+    """The batch loss of ``TrainConfig.background_focal``: binary cross-entropy whose
+    background terms are weighted by ``p ** gamma`` (no gradient through the weight) and
+    normalised to mean 1 over the batch's background; seizure terms keep weight 1.
+
+    Returns a function of ``y, p`` (shape ``(batch,)`` each, float32) -> scalar. Probabilities
+    are clipped as Keras' cross-entropy clips them (1e-7), so a batch without background, or
+    ``gamma`` near 0, gives Keras' mean binary cross-entropy.
+    """
+    eps = 1e-7
+
+    def loss(y, p):
+        q = tf.clip_by_value(p, eps, 1.0 - eps)
+        bce = -(y * tf.math.log(q) + (1.0 - y) * tf.math.log(1.0 - q))
+        neg = 1.0 - y
+        w = tf.stop_gradient(tf.pow(q, gamma)) * neg
+        w = w * (tf.reduce_sum(neg) / tf.maximum(tf.reduce_sum(w), eps))
+        return tf.reduce_mean((y + w) * bce)
+
+    return loss
 
 
 def _seven_second_score(model, store: FeatureStore, scale, units: int, device: str):

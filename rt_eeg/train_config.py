@@ -145,6 +145,14 @@ class TrainConfig:
         The default, 0.9998 (the grid's top; amendment 58), put the levels where unseen
         generators' background gives few false alarms above the grid; 0.995 (the grid's
         middle) is amendment 59's.
+    background_focal : float
+        Focal weighting of the background half's loss (0: off): each background sample's
+        cross-entropy in a batch is weighted by ``p ** background_focal`` (its current
+        P(seizure), no gradient through the weight), normalised to mean 1 over the batch's
+        background, so the two classes keep their shares of the loss and the background's
+        share moves onto what the model already scores highest. Seizure samples keep weight 1.
+        Aims at the top of the output range, where unseen generators' background sits as high
+        as seizures (amendment 66). Not with ``label_smoothing`` or ``'frame_lstm_veto'``.
     init_from : str
         ``'frame_lstm_veto'`` only, and required there: a trained ``'frame_lstm'`` model
         folder (``'context'`` inputs) whose weights become the 7 s branch, frozen, and whose
@@ -185,6 +193,7 @@ class TrainConfig:
     average_epochs: int = 0
     label_smoothing: float = 0.0
     smoothed_top: float = SMOOTHED_TOP
+    background_focal: float = 0.0
     init_from: str = ""
     veto_called: float = 0.0
 
@@ -239,6 +248,13 @@ class TrainConfig:
         if self.label_smoothing and self.arch == "frame_lstm_veto":
             raise RtEegError(
                 "label_smoothing does not apply to frame_lstm_veto (its output is P_7s x v)"
+            )
+        if not 0.0 <= self.background_focal <= 4.0:
+            raise RtEegError(f"background_focal must be in [0, 4], got {self.background_focal}")
+        if self.background_focal and (self.label_smoothing or self.arch == "frame_lstm_veto"):
+            raise RtEegError(
+                "background_focal weighs a 0/1 cross-entropy: not with label_smoothing or "
+                "frame_lstm_veto"
             )
         if self.average_epochs and self.keep != "last":
             raise RtEegError(

@@ -82,6 +82,17 @@ pair64() {  # SEED
     select_v2_scores "$WORK/eval_$k" "tools/results/family_scores_${k}_sel.json"
   done
 }
+# K38 (amendment 66): K15's recipe with each batch's background loss weighted by P(seizure)
+# (--background-focal 1, normalised to mean 1 over the background)
+k38() { k15x5 "$@" --background-focal 1; }  # OUT SEED [option...]
+# Amendment 66: K38 seed N trained (unless done), judged (judge53) and its family_scores written;
+# its pair is amendment 64's k15psNa, judged then on this machine; then rule66 on the six.
+pair66() {  # SEED
+  local k=k38s${1}a
+  [ -f "$WORK/$k/manifest.json" ] || k38 "$k" "$1"
+  judge53 "$k"
+  select_v2_scores "$WORK/eval_$k" "tools/results/family_scores_${k}_sel.json"
+}
 # Pilot 65 (chooses nothing): each K's committed _sel5f result extended by the band just under the
 # decoder's output ceiling (operating_point.py --extend, grid ceiling_off: 0.996-0.9985, 240
 # configurations), tune52's options -> tools/results/operating_point_K_sel5c.json

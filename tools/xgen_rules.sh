@@ -75,10 +75,13 @@ single_vs_k15p6() {  # LABEL K
 paired6f_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
   SUF=_sel5f OUT_SUF=_detf PAIRED_EXTRA="--det-max-flag-ratio 2" paired6_vs_k15p "$@"
 }
-# Amendment 64's rule: mean paired SELECT v2 >= +6.4 with DET (under the limit) >= -2.0 and
-# onsets <= +1.0 s, veto chb01 < 0.5 (route (b) disabled) -> recipe_k37c_vs_k15c6_paired_sel5f_detf.json
-rule64() {
+# Amendment 64's rule against K15's seeds 6-11 (amendment 66 reuses it): mean paired SELECT v2
+# >= +6.4 with DET (under the limit) >= -2.0 and onsets <= +1.0 s, veto chb01 < 0.5 (route (b)
+# disabled) -> recipe_label_vs_k15c6_paired_sel5f_detf.json
+rule_k15c6() {  # LABEL K_SEED6 K_SEED7 K_SEED8 K_SEED9 K_SEED10 K_SEED11
   PAIRED_REF="k15ps6a k15ps7a k15ps8a k15ps9a k15ps10a k15ps11a" PAIRED_TAG=K15C6 \
     PAIRED_RULE="--paired-means=-2:6.4:1:99:0:99" SUF=_sel5f OUT_SUF=_detf \
-    PAIRED_EXTRA="--det-max-flag-ratio 2" paired_vs_k15r K37C k37s6a k37s7a k37s8a k37s9a k37s10a k37s11a
+    PAIRED_EXTRA="--det-max-flag-ratio 2" paired_vs_k15r "$@"
 }
+rule64() { rule_k15c6 K37C k37s6a k37s7a k37s8a k37s9a k37s10a k37s11a; }
+rule66() { rule_k15c6 K38 k38s6a k38s7a k38s8a k38s9a k38s10a k38s11a; }

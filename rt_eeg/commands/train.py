@@ -187,6 +187,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "fold (default 0.9998, the operating-point grid's top; 0.995 its middle)",
     )
     parser.add_argument(
+        "--background-focal",
+        type=float,
+        default=0.0,
+        metavar="GAMMA",
+        help="weigh each background sample's loss by P(seizure)**GAMMA, normalised to mean 1 "
+        "over the batch's background, so training dwells on the background scored highest "
+        "(default 0: off; not with --label-smoothing)",
+    )
+    parser.add_argument(
         "--samples-per-epoch", type=int, default=65536, help="balanced samples per training epoch"
     )
     parser.add_argument("--max-dev-samples", type=int, default=65536)
@@ -232,6 +241,7 @@ def run(args: argparse.Namespace) -> int:
         average_epochs=args.average_epochs,
         label_smoothing=args.label_smoothing,
         smoothed_top=args.smoothed_top,
+        background_focal=args.background_focal,
         samples_per_epoch=args.samples_per_epoch,
         max_dev_samples=args.max_dev_samples,
         seed=args.seed if variants[0][4] is None or compare else variants[0][4],
