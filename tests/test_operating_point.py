@@ -312,3 +312,20 @@ def test_extend_adds_the_ceiling_band_to_a_stored_result(tmp_path, capsys):
         assert operating_point.main([*other, "--grid", "ceiling_off", "--extend", str(first)]) == 2
         err = capsys.readouterr().err
         assert str(first) in err and f"tuned on [{a!r}]" in err and not (tmp_path / "x.json").exists()
+
+
+def test_extend_adds_the_band_under_the_floor():
+    """Pilot 67: the floor band sits wholly under the strict grid (every strict_off threshold
+    is above every floor_off one), with strict_off's confirmations, top-k, rises and off
+    ratios at each of its thresholds; strict_off + floor_off holds both grids' configurations
+    in that order, so a result extended with it keeps its own trials first."""
+    from rt_eeg.postprocess import PostprocessConfig
+
+    base = PostprocessConfig()
+    strict, floor = operating_point.strict_off_grid(base), operating_point.floor_off_grid(base)
+    assert len(floor) == 180 and len(strict) == 420
+    assert max(c.threshold_on for c in floor) < min(c.threshold_on for c in strict)
+    per = len(strict) // len(operating_point.STRICT_THRESHOLDS)
+    key = lambda c: (c.onset_epochs, c.top_k, c.rise_delta, round(c.threshold_off / c.threshold_on, 2))  # noqa: E731
+    assert sorted(map(key, floor[:per])) == sorted(map(key, strict[:per]))
+    assert operating_point.grid_of("strict_off+floor_off", base) == strict + floor

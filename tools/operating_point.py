@@ -25,7 +25,7 @@ configurations alone. ``--grid adapt`` searches the patient-relative onset gate
 dual-threshold early paths (:func:`dual_grid`; ``--grid dual``: those alone);
 ``--extend RESULT --grid G`` keeps an earlier result's trials on the same corpora, runs only
 G's configurations and chooses over both (pilot 65: the ceiling band, :func:`ceiling_off_grid`,
-added to a strict_off result);
+added to a strict_off result; pilot 67: the band under its floor, :func:`floor_off_grid`);
 ``--weigh corpora`` chooses on the means over the tuned corpora (:func:`macro_trials`: one
 voice per corpus, however many seizures it holds) instead of on their pool. It never writes
 into the model folder.
@@ -79,13 +79,18 @@ def strict_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
 OFF_RATIOS = (0.5, 0.8, 0.95)
 
 
-def strict_off_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
-    """:func:`strict_grid` at each off ratio of :data:`OFF_RATIOS` (0.5 first: the strict grid
-    itself), 420 configurations."""
-    grid = itertools.product(STRICT_THRESHOLDS, STRICT_ONSETS, (2, 4), (0.0, 0.3), OFF_RATIOS)
+def _strict_off_at(thresholds: tuple, base: PostprocessConfig) -> list[PostprocessConfig]:
+    """strict_off's confirmations, top-k, rises and off ratios at other thresholds."""
+    grid = itertools.product(thresholds, STRICT_ONSETS, (2, 4), (0.0, 0.3), OFF_RATIOS)
     return [base.replace(threshold_on=th, threshold_off=round(th * off, 4), onset_epochs=onset,
                          top_k=k, rise_delta=rise)
             for th, onset, k, rise, off in grid]  # fmt: skip
+
+
+def strict_off_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
+    """:func:`strict_grid` at each off ratio of :data:`OFF_RATIOS` (0.5 first: the strict grid
+    itself), 420 configurations."""
+    return _strict_off_at(STRICT_THRESHOLDS, base)
 
 
 #: Pilot 65: the band just under the decoder's output ceiling (its sigmoid saturates near
@@ -97,10 +102,19 @@ def ceiling_off_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
     """:func:`strict_off_grid`'s confirmations, top-k, rises and off ratios at the thresholds of
     :data:`CEILING_THRESHOLDS` (none in the strict grid), 240 configurations: with ``--extend``
     a strict_off result, the two together are the strict grid at a finer step near the top."""
-    grid = itertools.product(CEILING_THRESHOLDS, STRICT_ONSETS, (2, 4), (0.0, 0.3), OFF_RATIOS)
-    return [base.replace(threshold_on=th, threshold_off=round(th * off, 4), onset_epochs=onset,
-                         top_k=k, rise_delta=rise)
-            for th, onset, k, rise, off in grid]  # fmt: skip
+    return _strict_off_at(CEILING_THRESHOLDS, base)
+
+
+#: Pilot 67: under the strict grid's floor (0.98), for a decoder whose scores sit lower
+#: (amendment 66's score-weighted background: its points at 0.98 on two seeds of three).
+FLOOR_THRESHOLDS = (0.9, 0.95, 0.97)
+
+
+def floor_off_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
+    """:func:`strict_off_grid`'s confirmations, top-k, rises and off ratios at the thresholds of
+    :data:`FLOOR_THRESHOLDS`, all under the strict grid's, 180 configurations (``--extend`` a
+    strict_off result to read a model whose seizures and background peak below 0.98)."""
+    return _strict_off_at(FLOOR_THRESHOLDS, base)
 
 
 #: Amendment 6 of tools/results/xgen_protocol.md: the patient-relative onset gate's grid.
@@ -154,7 +168,7 @@ def dual_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
 
 GRIDS = {"strict": strict_grid, "strict_off": strict_off_grid, "adapt": adapt_grid, "dual": dual_grid,
          "strict_dual": lambda base: strict_grid(base) + dual_grid(base),
-         "ceiling_off": ceiling_off_grid}  # fmt: skip
+         "ceiling_off": ceiling_off_grid, "floor_off": floor_off_grid}  # fmt: skip
 
 
 def grid_of(name: str, base: PostprocessConfig) -> list[PostprocessConfig]:
@@ -329,7 +343,8 @@ def main(argv=None) -> int:
     p.add_argument("--extend", metavar="RESULT_JSON",
                    help="an earlier result on the same corpora (--weigh, --tune): its trials are "
                         "kept, only --grid's configurations are run, and the choice is made over "
-                        "both (pilot 65: --grid ceiling_off on a strict_off result)")  # fmt: skip
+                        "both (pilot 65: --grid ceiling_off on a strict_off result; pilot 67: "
+                        "floor_off)")  # fmt: skip
     p.add_argument("--sens-slack", type=float, default=0.0,
                    help="latency clause (amendment 31): the earliest onset among the points "
                         "within this many points of the best sensitivity (default 0: the most "

@@ -102,3 +102,12 @@ pilot65() {  # K...
     GRID52=ceiling_off SUF52=_sel5c tune52 "$k" --extend "tools/results/operating_point_${k}_sel5f.json"
   done
 }
+# Pilot 67 (chooses nothing): each K's committed _sel5f result extended by the band under the
+# strict grid's floor (operating_point.py --extend, grid floor_off: 0.9 / 0.95 / 0.97, 180
+# configurations), tune52's options -> tools/results/operating_point_K_sel5l.json
+pilot67() {  # K...
+  local k
+  for k in "$@"; do
+    GRID52=floor_off SUF52=_sel5l tune52 "$k" --extend "tools/results/operating_point_${k}_sel5f.json"
+  done
+}
