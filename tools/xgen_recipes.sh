@@ -74,10 +74,15 @@ k37() { k15_joined trainX5N A+A3+B+AN,XT1,XT2,XE,XH "$@"; }  # OUT SEED [option.
 # whole on this machine: K37 seed N and K15 seed N trained (unless done), judged (judge53) and
 # their family_scores written; then the rule on the six (rule64).
 pair64() {  # SEED
-  local n=$1 k
+  local n=$1
   [ -f "$WORK/k37s${n}a/manifest.json" ] || k37 "k37s${n}a" "$n"
   [ -f "$WORK/k15ps${n}a/manifest.json" ] || k15x5 "k15ps${n}a" "$n"
-  for k in "k37s${n}a" "k15ps${n}a"; do
+  judge_scored "k37s${n}a" "k15ps${n}a"
+}
+# judge53 each K and write its family_scores (what every pair since amendment 64 records)
+judge_scored() {  # K...
+  local k
+  for k in "$@"; do
     judge53 "$k"
     select_v2_scores "$WORK/eval_$k" "tools/results/family_scores_${k}_sel.json"
   done
@@ -90,24 +95,19 @@ k38() { k15x5 "$@" --background-focal 1; }  # OUT SEED [option...]
 pair66() {  # SEED
   local k=k38s${1}a
   [ -f "$WORK/$k/manifest.json" ] || k38 "$k" "$1"
-  judge53 "$k"
-  select_v2_scores "$WORK/eval_$k" "tools/results/family_scores_${k}_sel.json"
+  judge_scored "$k"
 }
-# Pilot 65 (chooses nothing): each K's committed _sel5f result extended by the band just under the
-# decoder's output ceiling (operating_point.py --extend, grid ceiling_off: 0.996-0.9985, 240
-# configurations), tune52's options -> tools/results/operating_point_K_sel5c.json
-pilot65() {  # K...
-  local k
+# Each K's committed _sel5f result extended by GRID (operating_point.py --extend), tune52's options
+# -> tools/results/operating_point_K{SUF}.json
+extend52() {  # GRID SUF K...
+  local grid=$1 suf=$2 k; shift 2
   for k in "$@"; do
-    GRID52=ceiling_off SUF52=_sel5c tune52 "$k" --extend "tools/results/operating_point_${k}_sel5f.json"
+    GRID52=$grid SUF52=$suf tune52 "$k" --extend "tools/results/operating_point_${k}_sel5f.json"
   done
 }
-# Pilot 67 (chooses nothing): each K's committed _sel5f result extended by the band under the
-# strict grid's floor (operating_point.py --extend, grid floor_off: 0.9 / 0.95 / 0.97, 180
-# configurations), tune52's options -> tools/results/operating_point_K_sel5l.json
-pilot67() {  # K...
-  local k
-  for k in "$@"; do
-    GRID52=floor_off SUF52=_sel5l tune52 "$k" --extend "tools/results/operating_point_${k}_sel5f.json"
-  done
-}
+# Pilot 65 (chooses nothing): the band just under the decoder's output ceiling (grid ceiling_off:
+# 0.996-0.9985, 240 configurations) -> operating_point_K_sel5c.json
+pilot65() { extend52 ceiling_off _sel5c "$@"; }  # K...
+# Pilot 67 (chooses nothing): the band under the strict grid's floor (grid floor_off: 0.9 / 0.95
+# / 0.97, 180 configurations) -> operating_point_K_sel5l.json
+pilot67() { extend52 floor_off _sel5l "$@"; }  # K...
