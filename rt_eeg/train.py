@@ -205,6 +205,8 @@ def train_from_store(
         opt.build(model.trainable_variables)
         loss_fn = keras.losses.BinaryCrossentropy(label_smoothing=cfg.label_smoothing)
         focal = _background_focal_loss(tf, cfg.background_focal) if cfg.background_focal else None
+        if cfg.background_hinge:
+            focal = _background_hinge_loss(tf, cfg.background_hinge, cfg.hinge_weight)
 
         @tf.function(
             input_signature=[
@@ -444,6 +446,31 @@ def _background_focal_loss(tf, gamma: float):
         w = tf.stop_gradient(tf.pow(q, gamma)) * neg
         w = w * (tf.reduce_sum(neg) / tf.maximum(tf.reduce_sum(w), eps))
         return tf.reduce_mean((y + w) * bce)
+
+    return loss
+
+
+def _background_hinge_loss(tf, level: float, weight: float):
+    """The batch loss of ``TrainConfig.background_hinge``: Keras' binary cross-entropy plus
+    ``weight * mean((1 - y) * relu(z - logit(level)) ** 2)``, ``z`` the logit of the clipped
+    probability.
+
+    Returns a function of ``y, p`` (shape ``(batch,)`` each, float32) -> scalar. Below the
+    level the loss is Keras' exactly; above it a background logit's gradient is the
+    cross-entropy's (``p``) plus ``2 * weight * (z - logit(level)) / batch``, so the pull grows
+    with the distance above the level where the cross-entropy's saturates.
+    """
+    import keras
+
+    eps = 1e-7
+    z0 = float(np.log(level / (1.0 - level)))
+    bce = keras.losses.BinaryCrossentropy()
+
+    def loss(y, p):
+        q = tf.clip_by_value(p, eps, 1.0 - eps)
+        z = tf.math.log(q) - tf.math.log(1.0 - q)
+        over = tf.nn.relu(z - z0)
+        return bce(y, p) + weight * tf.reduce_mean((1.0 - y) * over * over)
 
     return loss
 

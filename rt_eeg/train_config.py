@@ -153,6 +153,17 @@ class TrainConfig:
         share moves onto what the model already scores highest. Seizure samples keep weight 1.
         Aims at the top of the output range, where unseen generators' background sits as high
         as seizures (amendment 66). Not with ``label_smoothing`` or ``'frame_lstm_veto'``.
+    background_hinge : float
+        A squared hinge on the background's logits above ``logit(background_hinge)`` (0: off;
+        e.g. 0.99), added to the cross-entropy with weight ``hinge_weight``: the batch loss
+        gains ``hinge_weight * mean((1 - y) * max(0, z - logit(level)) ** 2)``. Background at or
+        below the level and every seizure sample keep the plain loss and gradient; above it, the
+        pull on a background logit grows with its distance from the level instead of
+        saturating at 1 (amendment 68). Not with ``label_smoothing``, ``background_focal`` or
+        ``'frame_lstm_veto'``.
+    hinge_weight : float
+        The hinge's weight (with ``background_hinge``; default 1: at the grid's top, 0.9998, a
+        background logit is pulled about 9x as hard as by the cross-entropy alone).
     init_from : str
         ``'frame_lstm_veto'`` only, and required there: a trained ``'frame_lstm'`` model
         folder (``'context'`` inputs) whose weights become the 7 s branch, frozen, and whose
@@ -194,6 +205,8 @@ class TrainConfig:
     label_smoothing: float = 0.0
     smoothed_top: float = SMOOTHED_TOP
     background_focal: float = 0.0
+    background_hinge: float = 0.0
+    hinge_weight: float = 1.0
     init_from: str = ""
     veto_called: float = 0.0
 
@@ -255,6 +268,20 @@ class TrainConfig:
             raise RtEegError(
                 "background_focal weighs a 0/1 cross-entropy: not with label_smoothing or "
                 "frame_lstm_veto"
+            )
+        if not (self.background_hinge == 0.0 or 0.5 <= self.background_hinge < 1.0):
+            raise RtEegError(
+                f"background_hinge must be 0 (off) or a level in [0.5, 1), got "
+                f"{self.background_hinge}"
+            )
+        if not 0.0 < self.hinge_weight <= 100.0:
+            raise RtEegError(f"hinge_weight must be in (0, 100], got {self.hinge_weight}")
+        if self.background_hinge and (
+            self.label_smoothing or self.background_focal or self.arch == "frame_lstm_veto"
+        ):
+            raise RtEegError(
+                "background_hinge adds to a plain 0/1 cross-entropy: not with label_smoothing, "
+                "background_focal or frame_lstm_veto"
             )
         if self.average_epochs and self.keep != "last":
             raise RtEegError(

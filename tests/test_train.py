@@ -611,6 +611,80 @@ def test_background_focal_training_is_reproducible_and_recorded(store_and_recs, 
         TrainConfig(background_focal=1.0, label_smoothing=0.1)
 
 
+def test_background_hinge_loss_pulls_only_the_background_above_its_level():
+    """The hinge loss is Keras' cross-entropy while every background sample is at or below
+    the level; above it, it adds weight * relu(z - logit(level))**2 per background sample
+    (numpy check), and only those samples' gradients change: seizure samples scored above
+    the level, and background below it, keep the plain gradient exactly."""
+    import keras
+    import tensorflow as tf
+
+    from rt_eeg.train import _background_hinge_loss
+
+    plain = keras.losses.BinaryCrossentropy()
+    hinge = _background_hinge_loss(tf, 0.99, 1.0)
+    y = tf.constant([1, 1, 0, 0, 0, 0], tf.float32)
+    low = tf.constant([0.7, 0.9999, 0.1, 0.5, 0.9, 0.985], tf.float32)
+    assert float(hinge(y, low)) == pytest.approx(float(plain(y, low)), rel=1e-6)
+    z = np.array([0.8, 9.0, -2.0, 0.0, 6.0, 9.0])  # background 6.0 and 9.0 over logit(0.99)
+    logit = tf.Variable(z.astype(np.float32))
+    over = np.maximum(z - np.log(99.0), 0.0) * (np.arange(6) >= 2)
+    p = tf.sigmoid(logit)
+    assert float(hinge(y, p)) == pytest.approx(float(plain(y, p)) + (over**2).mean(), rel=1e-4)
+    grads = {}
+    for name, fn in (("plain", plain), ("hinge", hinge)):
+        with tf.GradientTape() as tape:
+            loss = fn(y, tf.sigmoid(logit))
+        grads[name] = tape.gradient(loss, logit).numpy()
+    extra = grads["hinge"] - grads["plain"]
+    np.testing.assert_allclose(extra[:4], 0.0, atol=1e-7)  # seizures; background below level
+    np.testing.assert_allclose(extra[4:], 2 * over[4:] / 6, rtol=1e-3)
+    # at the grid's top (0.9998) the pull is ~9x the cross-entropy's (gradient ~p ~ 1 / 6)
+    assert 1 + 2 * (np.log(0.9998 / 0.0002) - np.log(99.0)) == pytest.approx(8.8, abs=0.1)
+
+
+def test_background_hinge_training_is_reproducible_and_recorded(store_and_recs, tmp_path):
+    """background_hinge trains bit-identically for a seed, differs from the plain loss, is
+    recorded in the manifest, and refuses bad levels and what it cannot be combined with."""
+    from rt_eeg.features import FeatureConfig
+
+    store, _ = store_and_recs
+    runs = {
+        name: train_from_store(
+            store, tmp_path / name, TrainConfig(seed=6, background_hinge=lv, **TINY),
+            feature_config=FeatureConfig(), device="cpu", log=lambda _: None,
+        )  # fmt: skip
+        for name, lv in (("a", 0.6), ("b", 0.6), ("plain", 0.0))
+    }
+    assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
+    assert runs["a"]["weights_sha256"] != runs["plain"]["weights_sha256"]
+    assert runs["a"]["train_config"]["background_hinge"] == 0.6
+    assert runs["a"]["train_config"]["hinge_weight"] == 1.0
+    assert runs["plain"]["train_config"]["background_hinge"] == 0.0
+    for bad in (0.3, 1.0):
+        with pytest.raises(RtEegError, match="background_hinge must be"):
+            TrainConfig(background_hinge=bad)
+    with pytest.raises(RtEegError, match="hinge_weight must be"):
+        TrainConfig(background_hinge=0.99, hinge_weight=0.0)
+    for other in ({"label_smoothing": 0.1}, {"background_focal": 1.0}):
+        with pytest.raises(RtEegError, match="not with label_smoothing, background_focal"):
+            TrainConfig(background_hinge=0.99, **other)
+
+
+def test_background_hinge_option_parses_level_and_weight():
+    """``--background-hinge LEVEL[:WEIGHT]`` reaches TrainConfig; a malformed one is a usage
+    error naming what was expected."""
+    import argparse
+
+    from rt_eeg.commands.train import _hinge_spec
+
+    assert _hinge_spec("0.99") == (0.99, 1.0)
+    assert _hinge_spec("0.995:0.5") == (0.995, 0.5)
+    for bad in ("x", "0.99:1:2", "0.99:"):
+        with pytest.raises(argparse.ArgumentTypeError, match="LEVEL\\[:WEIGHT\\]"):
+            _hinge_spec(bad)
+
+
 def test_train_command_default_smoothed_top_is_the_configs():
     """``--smoothed-top``'s default is spelt out in the command (importing train_config there
     costs every command start-up time); it must stay the config's :data:`SMOOTHED_TOP`."""

@@ -97,6 +97,15 @@ pair66() {  # SEED
   [ -f "$WORK/$k/manifest.json" ] || k38 "$k" "$1"
   judge_scored "$k"
 }
+# K39 (amendment 68): K15's recipe plus a squared hinge on background logits above logit(0.99)
+# (--background-hinge 0.99:1); the body of the background keeps the plain loss
+k39() { k15x5 "$@" --background-hinge 0.99:1; }  # OUT SEED [option...]
+# Amendment 68: K39 seed N trained (unless done) and judged as pair66 does; its pair is k15psNa
+pair68() {  # SEED
+  local k=k39s${1}a
+  [ -f "$WORK/$k/manifest.json" ] || k39 "$k" "$1"
+  judge_scored "$k"
+}
 # Each K's committed _sel5f result extended by GRID (operating_point.py --extend), tune52's options
 # -> tools/results/operating_point_K{SUF}.json
 extend52() {  # GRID SUF K...

@@ -85,3 +85,4 @@ rule_k15c6() {  # LABEL K_SEED6 K_SEED7 K_SEED8 K_SEED9 K_SEED10 K_SEED11
 }
 rule64() { rule_k15c6 K37C k37s6a k37s7a k37s8a k37s9a k37s10a k37s11a; }
 rule66() { rule_k15c6 K38 k38s6a k38s7a k38s8a k38s9a k38s10a k38s11a; }
+rule68() { rule_k15c6 K39 k39s6a k39s7a k39s8a k39s9a k39s10a k39s11a; }

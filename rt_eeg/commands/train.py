@@ -196,6 +196,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default 0: off; not with --label-smoothing)",
     )
     parser.add_argument(
+        "--background-hinge",
+        type=_hinge_spec,
+        default=(0.0, 1.0),
+        metavar="LEVEL[:WEIGHT]",
+        help="add WEIGHT x the mean squared excess of background logits over logit(LEVEL) to "
+        "the loss (e.g. 0.99:1), pulling hardest on the background scored highest and leaving "
+        "it alone below LEVEL (default off; WEIGHT defaults to 1; not with --label-smoothing "
+        "or --background-focal)",
+    )
+    parser.add_argument(
         "--samples-per-epoch", type=int, default=65536, help="balanced samples per training epoch"
     )
     parser.add_argument("--max-dev-samples", type=int, default=65536)
@@ -242,6 +252,8 @@ def run(args: argparse.Namespace) -> int:
         label_smoothing=args.label_smoothing,
         smoothed_top=args.smoothed_top,
         background_focal=args.background_focal,
+        background_hinge=args.background_hinge[0],
+        hinge_weight=args.background_hinge[1],
         samples_per_epoch=args.samples_per_epoch,
         max_dev_samples=args.max_dev_samples,
         seed=args.seed if variants[0][4] is None or compare else variants[0][4],
@@ -282,3 +294,16 @@ def run(args: argparse.Namespace) -> int:
         f"sens {s['sensitivity']:.3f}, spec {s['specificity']:.3f}"
     )
     return 0
+
+
+def _hinge_spec(text: str) -> tuple[float, float]:
+    """``'LEVEL[:WEIGHT]'`` -> ``(level, weight)``; TrainConfig checks the ranges."""
+    parts = text.split(":")
+    try:
+        if len(parts) > 2:
+            raise ValueError
+        return float(parts[0]), float(parts[1]) if len(parts) == 2 else 1.0
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected LEVEL[:WEIGHT] with numbers, e.g. 0.99:1; got {text!r}"
+        ) from None
