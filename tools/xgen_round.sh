@@ -155,7 +155,14 @@ PY
 }
 # One step alone, e.g. `bash tools/xgen_round.sh recipe3 k11` or `... judge k6r` (the
 # functions above with the corpora and stores already made), instead of the whole round.
+# The whole historical round below simulates into $WORK (default /work/sim/recipe) for hours:
+# it runs only when asked for by name (XGEN_WHOLE_ROUND=1), never by a call that forgot its step.
 if [ "$#" -gt 0 ]; then "$@"; exit; fi
+if [ -z "${XGEN_WHOLE_ROUND:-}" ]; then
+  echo "xgen_round.sh: name a step (e.g. \`bash tools/xgen_round.sh pair68 6\`), or set" \
+    "XGEN_WHOLE_ROUND=1 to run the whole historical round into $WORK" >&2
+  exit 2
+fi
 xsim "$WORK/XT1" --generator dip --hours 24 --patients 12 --seed 51
 xsim "$WORK/XT2" --generator spec --hours 24 --patients 12 --seed 52
 xsim "$WORK/XS" --generator nmm --hours 16 --patients 12 --seed 53
