@@ -588,27 +588,43 @@ def test_background_focal_loss_weighs_the_background_scored_highest():
     np.testing.assert_allclose(ratio[2:], w[2:], rtol=1e-4)
 
 
-def test_background_focal_training_is_reproducible_and_recorded(store_and_recs, tmp_path):
-    """background_focal trains bit-identically for a seed, differs from the plain loss, is
-    recorded in the manifest, and refuses what it cannot be combined with."""
+@pytest.mark.parametrize("field, value", [("background_focal", 1.0), ("background_hinge", 0.6)])
+def test_background_loss_training_is_reproducible_and_recorded(store_and_recs, tmp_path, field,
+                                                                value):  # fmt: skip
+    """A background loss (focal weighting, hinge) trains bit-identically for a seed, differs
+    from the plain loss and is recorded in the manifest."""
     from rt_eeg.features import FeatureConfig
 
     store, _ = store_and_recs
     runs = {
         name: train_from_store(
-            store, tmp_path / name, TrainConfig(seed=6, background_focal=g, **TINY),
+            store, tmp_path / name, TrainConfig(seed=6, **{field: v}, **TINY),
             feature_config=FeatureConfig(), device="cpu", log=lambda _: None,
         )  # fmt: skip
-        for name, g in (("a", 1.0), ("b", 1.0), ("plain", 0.0))
+        for name, v in (("a", value), ("b", value), ("plain", 0.0))
     }
     assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
     assert runs["a"]["weights_sha256"] != runs["plain"]["weights_sha256"]
-    assert runs["a"]["train_config"]["background_focal"] == 1.0
-    assert runs["plain"]["train_config"]["background_focal"] == 0.0
+    assert runs["a"]["train_config"][field] == value
+    assert runs["plain"]["train_config"][field] == 0.0
+
+
+def test_background_losses_refuse_bad_values_and_combinations():
+    """The focal weighting and the hinge refuse values out of range and what they cannot be
+    combined with, each in one line naming the setting."""
     with pytest.raises(RtEegError, match="background_focal must be"):
         TrainConfig(background_focal=-1.0)
     with pytest.raises(RtEegError, match="label_smoothing"):
         TrainConfig(background_focal=1.0, label_smoothing=0.1)
+    for bad in (0.3, 1.0):
+        with pytest.raises(RtEegError, match="background_hinge must be"):
+            TrainConfig(background_hinge=bad)
+    with pytest.raises(RtEegError, match="hinge_weight must be"):
+        TrainConfig(background_hinge=0.99, hinge_weight=0.0)
+    for other in ({"label_smoothing": 0.1}, {"background_focal": 1.0}):
+        with pytest.raises(RtEegError, match="not with label_smoothing, background_focal"):
+            TrainConfig(background_hinge=0.99, **other)
+    assert TrainConfig(background_hinge=0.99).hinge_weight == 1.0
 
 
 def test_background_hinge_loss_pulls_only_the_background_above_its_level():
@@ -641,34 +657,6 @@ def test_background_hinge_loss_pulls_only_the_background_above_its_level():
     np.testing.assert_allclose(extra[4:], 2 * over[4:] / 6, rtol=1e-3)
     # at the grid's top (0.9998) the pull is ~9x the cross-entropy's (gradient ~p ~ 1 / 6)
     assert 1 + 2 * (np.log(0.9998 / 0.0002) - np.log(99.0)) == pytest.approx(8.8, abs=0.1)
-
-
-def test_background_hinge_training_is_reproducible_and_recorded(store_and_recs, tmp_path):
-    """background_hinge trains bit-identically for a seed, differs from the plain loss, is
-    recorded in the manifest, and refuses bad levels and what it cannot be combined with."""
-    from rt_eeg.features import FeatureConfig
-
-    store, _ = store_and_recs
-    runs = {
-        name: train_from_store(
-            store, tmp_path / name, TrainConfig(seed=6, background_hinge=lv, **TINY),
-            feature_config=FeatureConfig(), device="cpu", log=lambda _: None,
-        )  # fmt: skip
-        for name, lv in (("a", 0.6), ("b", 0.6), ("plain", 0.0))
-    }
-    assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
-    assert runs["a"]["weights_sha256"] != runs["plain"]["weights_sha256"]
-    assert runs["a"]["train_config"]["background_hinge"] == 0.6
-    assert runs["a"]["train_config"]["hinge_weight"] == 1.0
-    assert runs["plain"]["train_config"]["background_hinge"] == 0.0
-    for bad in (0.3, 1.0):
-        with pytest.raises(RtEegError, match="background_hinge must be"):
-            TrainConfig(background_hinge=bad)
-    with pytest.raises(RtEegError, match="hinge_weight must be"):
-        TrainConfig(background_hinge=0.99, hinge_weight=0.0)
-    for other in ({"label_smoothing": 0.1}, {"background_focal": 1.0}):
-        with pytest.raises(RtEegError, match="not with label_smoothing, background_focal"):
-            TrainConfig(background_hinge=0.99, **other)
 
 
 def test_background_hinge_option_parses_level_and_weight():
