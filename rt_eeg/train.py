@@ -204,9 +204,11 @@ def train_from_store(
         opt = keras.optimizers.Adam(learning_rate=cfg.learning_rate, clipnorm=1.0)
         opt.build(model.trainable_variables)
         loss_fn = keras.losses.BinaryCrossentropy(label_smoothing=cfg.label_smoothing)
-        focal = _background_focal_loss(tf, cfg.background_focal) if cfg.background_focal else None
-        if cfg.background_hinge:
-            focal = _background_hinge_loss(tf, cfg.background_hinge, cfg.hinge_weight)
+        bg_loss = None  # a background loss of its own (TrainConfig refuses both at once)
+        if cfg.background_focal:
+            bg_loss = _background_focal_loss(tf, cfg.background_focal)
+        elif cfg.background_hinge:
+            bg_loss = _background_hinge_loss(tf, cfg.background_hinge, cfg.hinge_weight)
 
         @tf.function(
             input_signature=[
@@ -218,7 +220,7 @@ def train_from_store(
         def train_step(x, y):
             with tf.GradientTape() as tape:
                 p = tf.reshape(model(x, training=True), [-1])
-                loss = loss_fn(y, p) if focal is None else focal(y, p)
+                loss = loss_fn(y, p) if bg_loss is None else bg_loss(y, p)
             grads = tape.gradient(loss, model.trainable_variables)
             opt.apply_gradients(zip(grads, model.trainable_variables, strict=True))
             return loss
