@@ -90,20 +90,20 @@ judge_scored() {  # K...
 # K38 (amendment 66): K15's recipe with each batch's background loss weighted by P(seizure)
 # (--background-focal 1, normalised to mean 1 over the background)
 k38() { k15x5 "$@" --background-focal 1; }  # OUT SEED [option...]
-# RECIPE's seed N as PREFIXsNa, trained (unless done), judged (judge53) and its family_scores
+# RECIPE's seed N as RECIPEsNa, trained (unless done), judged (judge53) and its family_scores
 # written; its pair is amendment 64's k15psNa, judged then on this machine
-pair_c6() {  # RECIPE PREFIX SEED
-  local k=$2s${3}a
-  [ -f "$WORK/$k/manifest.json" ] || "$1" "$k" "$3"
+pair_c6() {  # RECIPE SEED
+  local k=$1s${2}a
+  [ -f "$WORK/$k/manifest.json" ] || "$1" "$k" "$2"
   judge_scored "$k"
 }
 # Amendment 66: K38's seeds 6-11 (then rule66 on the six)
-pair66() { pair_c6 k38 k38 "$1"; }  # SEED
+pair66() { pair_c6 k38 "$1"; }  # SEED
 # K39 (amendment 68): K15's recipe plus a squared hinge on background logits above logit(0.99)
 # (--background-hinge 0.99:1); the body of the background keeps the plain loss
 k39() { k15x5 "$@" --background-hinge 0.99:1; }  # OUT SEED [option...]
 # Amendment 68: K39's seeds 6-11 (then rule68 on the six)
-pair68() { pair_c6 k39 k39 "$1"; }  # SEED
+pair68() { pair_c6 k39 "$1"; }  # SEED
 # Each K's committed _sel5f result extended by GRID (operating_point.py --extend), tune52's options
 # -> tools/results/operating_point_K{SUF}.json
 extend52() {  # GRID SUF K...
