@@ -211,7 +211,8 @@ def trial_for(cfg: PostprocessConfig, refs, stored) -> dict:
 
 
 def choose_trial(trials: list[dict], target_fa_per_24h: float, sens_slack: float = 0.0,
-                 max_flag_ratio: float | None = None) -> int:  # fmt: skip
+                 max_flag_ratio: float | None = None,
+                 max_voice_fa: dict[str, float] | None = None) -> int:  # fmt: skip
     """Index of :func:`tune`'s choice among ``trials``: the most sensitive within the target,
     then earliest median onset, then fewest false alarms; when none meets the target, the
     fewest false alarms.
@@ -221,18 +222,31 @@ def choose_trial(trials: list[dict], target_fa_per_24h: float, sens_slack: float
     trial averaged over corpora, :func:`flag_ratio_of`, must keep it on every corpus): alarms
     that do not end are not detections, though OVLP counts them as hits.
 
+    With ``max_voice_fa`` (``{corpus: FA/24 h}``, protocol amendment 70), a trial averaged over
+    corpora is eligible only if each named corpus's own false-alarm rate is within its bound
+    (our own distribution's background at its target while the mean spends the budget).
+
     With ``sens_slack > 0`` (protocol amendment 31's latency clause) the earliest median onset
     comes first among the qualifying trials within ``sens_slack`` percentage points of the best
     sensitivity; then the most sensitive, then the fewest false alarms. A trial with no
     detection has no onset and ranks last on it.
     """
+    # amendment 70: trials that break a per-voice bound are removed before the rule (and its
+    # fallback) is applied; when none keeps every bound, the one with the fewest false alarms
+    # on the bounded corpora is the choice
+    bounds = max_voice_fa or {}
+    keep = [i for i, t in enumerate(trials)
+            if all(t["corpora"][v]["fa_per_24h"] <= b for v, b in bounds.items())]  # fmt: skip
+    if not keep:
+        return min(range(len(trials)), key=lambda i: (
+            sum(trials[i]["corpora"][v]["fa_per_24h"] for v in bounds), trials[i]["fa_per_24h"]))
     ok = [
-        i for i, t in enumerate(trials)
-        if t["fa_per_24h"] <= target_fa_per_24h and t["sensitivity"] is not None
-        and (max_flag_ratio is None or flag_ratio_of(t) <= max_flag_ratio)
+        i for i in keep
+        if trials[i]["fa_per_24h"] <= target_fa_per_24h and trials[i]["sensitivity"] is not None
+        and (max_flag_ratio is None or flag_ratio_of(trials[i]) <= max_flag_ratio)
     ]  # fmt: skip
     if not ok:
-        return min(range(len(trials)), key=lambda i: trials[i]["fa_per_24h"])
+        return min(keep, key=lambda i: trials[i]["fa_per_24h"])
 
     def lat(i):
         v = trials[i].get("latency_median_s")

@@ -329,3 +329,72 @@ def test_extend_adds_the_band_under_the_floor():
     key = lambda c: (c.onset_epochs, c.top_k, c.rise_delta, round(c.threshold_off / c.threshold_on, 2))  # noqa: E731
     assert sorted(map(key, floor[:per])) == sorted(map(key, strict[:per]))
     assert operating_point.grid_of("strict_off+floor_off", base) == strict + floor
+
+
+def test_rechoose_with_a_voice_bound_keeps_our_background_quiet(tmp_path, capsys):
+    """Amendment 70: OWN holds a seizure at 0.99995 and an artifact at 0.9992; UNSEEN holds a
+    seizure that reaches only 0.9993. Weighed by corpora with room in the mean budget, the
+    most sensitive point (<= 0.999) finds both seizures and pays OWN a false alarm. Re-chosen
+    from the stored trials (none run) under ``--max-voice-fa OWN=0``, the point sits above the
+    artifact: OWN quiet, the unseen seizure lost. Re-chosen without a bound, the first choice
+    comes back. Malformed bounds, a corpus not tuned and pooled trials are one-line errors."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "postprocess.toml").write_text("threshold_on = 0.998\nthreshold_off = 0.499\n")
+    own = _corpus(tmp_path, "OWN", [((100, 160), (400, 420))])
+    unseen = _corpus(tmp_path, "UNSEEN", [((300, 360), None)])
+    npz = tmp_path / "UNSEEN" / "eval" / "UNSEEN_0.probs.npz"
+    with np.load(npz) as z:
+        d = dict(z)
+    d["probs"][301:360, :6] = 0.9993
+    np.savez(npz, **d)
+    common = ["--model", str(model), "--target-fa", "100", "--workers", "1", "--quiet",
+              "--weigh", "corpora", "--tune", own, "--tune", unseen]  # fmt: skip
+    out = {n: (tmp_path / f"{n}.json", tmp_path / f"{n}.toml") for n in ("first", "bound", "same")}
+    assert operating_point.main([*common, "--out", str(out["first"][0]), "--toml", str(out["first"][1])]) == 0
+    first = str(out["first"][0])
+    assert operating_point.main([*common, "--rechoose", first, "--max-voice-fa", "OWN=0",
+                                 "--out", str(out["bound"][0]), "--toml", str(out["bound"][1])]) == 0  # fmt: skip
+    assert operating_point.main([*common, "--rechoose", first,
+                                 "--out", str(out["same"][0]), "--toml", str(out["same"][1])]) == 0  # fmt: skip
+    capsys.readouterr()
+    d1, db, ds = (operating_point.load_result(out[n][0]) for n in ("first", "bound", "same"))
+    f1, fb = d1["figures"]["chosen"], db["figures"]["chosen"]
+    assert f1["tune_OWN"]["false_alarms"] == 1 and f1["tune_UNSEEN"]["hits"] == 1
+    assert d1["configs"]["chosen"]["threshold_on"] <= 0.999
+    assert fb["tune_OWN"]["false_alarms"] == 0 and fb["tune_OWN"]["hits"] == 1
+    assert fb["tune_UNSEEN"]["hits"] == 0 and db["configs"]["chosen"]["threshold_on"] >= 0.9995
+    assert db["trials_pool"] == d1["trials_pool"] and db["n_trials"] == d1["n_trials"] == 140
+    assert db["rechooses"] == first and db["max_voice_fa"] == {"OWN": 0.0} and db["grid"] == "strict"
+    assert "OWN at <= 0 FA/24 h" in out["bound"][1].read_text()
+    assert ds["configs"]["chosen"] == d1["configs"]["chosen"] and ds["max_voice_fa"] == {}
+    x = ["--out", str(tmp_path / "x.json"), "--toml", str(tmp_path / "x.toml")]
+    for bad, says in ((["--max-voice-fa", "OWN=a"], "expected NAME=FA"),
+                      (["--max-voice-fa", "OWN=-1"], "expected NAME=FA"),
+                      (["--max-voice-fa", "SS=1"], "'SS' is not a tuned corpus (OWN, UNSEEN)")):  # fmt: skip
+        assert operating_point.main([*common, "--rechoose", first, *bad, *x]) == 2
+        assert says in capsys.readouterr().err
+    pooled = [a for a in common if a not in ("--weigh", "corpora")]
+    assert operating_point.main([*pooled, "--max-voice-fa", "OWN=1", *x]) == 2
+    assert "needs --weigh corpora" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        operating_point.main([*common, "--rechoose", first, "--extend", first, *x])
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_voice_bound_removes_trials_before_the_rule_and_its_fallback():
+    """choose_trial with ``max_voice_fa``: the most sensitive trial within the mean budget that
+    keeps OWN's bound; when none is within the budget, the fewest mean false alarms among those
+    keeping it; when none keeps it, the fewest false alarms on OWN."""
+    from rt_eeg.tuning import choose_trial
+
+    def trial(sens, fa, own_fa):
+        return {"sensitivity": sens, "fa_per_24h": fa, "latency_median_s": 5.0,
+                "corpora": {"OWN": {"fa_per_24h": own_fa}, "U": {"fa_per_24h": 2 * fa - own_fa}}}  # fmt: skip
+
+    trials = [trial(90, 4, 3), trial(80, 3, 1), trial(70, 1, 0), trial(60, 9, 0.5)]
+    assert choose_trial(trials, 5) == 0
+    assert choose_trial(trials, 5, max_voice_fa={"OWN": 1}) == 1
+    assert choose_trial(trials, 5, max_voice_fa={"OWN": 0}) == 2
+    assert choose_trial(trials, 0.5, max_voice_fa={"OWN": 0.5}) == 2  # fallback among the kept
+    assert choose_trial(trials[:2], 5, max_voice_fa={"OWN": 0.5}) == 1  # none kept: fewest on OWN

@@ -26,7 +26,9 @@ dual-threshold early paths (:func:`dual_grid`; ``--grid dual``: those alone);
 ``--extend RESULT --grid G`` keeps an earlier result's trials on the same corpora, runs only
 G's configurations and chooses over both (pilot 65: the ceiling band, :func:`ceiling_off_grid`,
 added to a strict_off result; pilot 67: the band under its floor, :func:`floor_off_grid`);
-``--weigh corpora`` chooses on the means over the tuned corpora (:func:`macro_trials`: one
+``--rechoose RESULT`` chooses over an earlier result's trials again under this run's rule and
+runs none (amendment 70: ``--max-voice-fa SS=1``, a tuned corpus's own false alarms bounded while
+the mean spends the budget). ``--weigh corpora`` chooses on the means over the tuned corpora (:func:`macro_trials`: one
 voice per corpus, however many seizures it holds) instead of on their pool. It never writes
 into the model folder.
 
@@ -182,22 +184,23 @@ def grid_of(name: str, base: PostprocessConfig) -> list[PostprocessConfig]:
     return out
 
 
-def extended(earlier: dict, path, grid: str, base: PostprocessConfig, tuned: list[str],
-             weigh: str) -> tuple[str, list[PostprocessConfig], list[dict]]:  # fmt: skip
+def extended(earlier: dict, path, grid: str | None, base: PostprocessConfig, tuned: list[str],
+             weigh: str, flag: str = "--extend") -> tuple[str, list[PostprocessConfig], list[dict]]:  # fmt: skip
     """The grid name, configurations and stored trials of an earlier result that ``--grid
-    grid`` extends: its configurations first, so a tie keeps its choice. ``tuned``: this run's
-    ``--tune`` specs. RtEegError naming ``path`` when it was tuned on other corpora (its
-    command's ``--tune`` specs) or weighed otherwise, already holds ``grid``, or its trials are
-    not its grid's (another base configuration)."""
+    grid`` extends: its configurations first, so a tie keeps its choice (``grid`` None: the
+    result re-chosen as it is, ``--rechoose``; ``flag`` names the option in errors).
+    ``tuned``: this run's ``--tune`` specs. RtEegError naming ``path`` when it was tuned on
+    other corpora (its command's ``--tune`` specs) or weighed otherwise, already holds
+    ``grid``, or its trials are not its grid's (another base configuration)."""
     name, trials = earlier.get("grid"), earlier.get("trials_pool")
     if not isinstance(name, str) or not isinstance(trials, list):
-        raise RtEegError(f"--extend {path}: no grid and trials (not an operating_point.py result)")
+        raise RtEegError(f"{flag} {path}: no grid and trials (not an operating_point.py result)")
     words = str(earlier.get("command", "")).split()
     specs = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--tune"]
     if specs != tuned or earlier.get("weigh") != weigh:
-        raise RtEegError(f"--extend {path}: tuned on {specs} weighed by {earlier.get('weigh')}, "
+        raise RtEegError(f"{flag} {path}: tuned on {specs} weighed by {earlier.get('weigh')}, "
                          f"not {tuned} by {weigh}")  # fmt: skip
-    if grid in name.split("+"):
+    if grid is not None and grid in name.split("+"):
         raise RtEegError(f"--extend {path}: its grid {name!r} already holds {grid!r}")
     configs = grid_of(name, base)
 
@@ -208,7 +211,7 @@ def extended(earlier: dict, path, grid: str, base: PostprocessConfig, tuned: lis
             got.get(k) == v for k, v in want.items() if k != "cross_channel")  # fmt: skip
 
     if len(configs) != len(trials) or not all(map(same, trials, configs)):
-        raise RtEegError(f"--extend {path}: its {len(trials)} trials are not grid {name!r}'s "
+        raise RtEegError(f"{flag} {path}: its {len(trials)} trials are not grid {name!r}'s "
                          f"{len(configs)} configurations from this model's postprocess.toml")  # fmt: skip
     return name, configs, trials
 
@@ -317,6 +320,27 @@ def _pool(corpora: dict[str, tuple]) -> tuple[list, list, list]:
     return anns, refs, stored
 
 
+def _voice_bounds(specs: list[str], tuned: list[str], weigh: str) -> dict[str, float]:
+    """``--max-voice-fa NAME=FA`` specs as ``{NAME: FA}``; RtEegError for a malformed one, a
+    corpus not tuned, or pooled tuning (whose trials hold no corpus of their own)."""
+    out = {}
+    for spec in specs:
+        name, _, value = spec.partition("=")
+        try:
+            bound = float(value)
+        except ValueError:
+            bound = -1.0
+        if not name or not bound >= 0:
+            raise RtEegError(f"--max-voice-fa {spec!r}: expected NAME=FA with FA >= 0, e.g. SS=1")
+        if name not in tuned:
+            raise RtEegError(f"--max-voice-fa {spec!r}: {name!r} is not a tuned corpus "
+                             f"({', '.join(tuned) or 'none'})")  # fmt: skip
+        out[name] = bound
+    if out and weigh != "corpora":
+        raise RtEegError("--max-voice-fa needs --weigh corpora (pooled trials hold no corpus's own)")
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tune", action="append", default=[], help="NAME=LIST:EVAL_DIR (pooled)")
@@ -345,6 +369,13 @@ def main(argv=None) -> int:
                         "kept, only --grid's configurations are run, and the choice is made over "
                         "both (pilot 65: --grid ceiling_off on a strict_off result; pilot 67: "
                         "floor_off)")  # fmt: skip
+    p.add_argument("--rechoose", metavar="RESULT_JSON",
+                   help="an earlier result on the same corpora (--weigh, --tune): its trials "
+                        "are chosen over again under this run's rule, none is run (amendment "
+                        "70: with --max-voice-fa)")  # fmt: skip
+    p.add_argument("--max-voice-fa", action="append", default=[], metavar="NAME=FA",
+                   help="with --weigh corpora: eligible only if the tuned corpus NAME's own "
+                        "false alarms are at most FA/24 h (amendment 70: SS=1); repeatable")  # fmt: skip
     p.add_argument("--sens-slack", type=float, default=0.0,
                    help="latency clause (amendment 31): the earliest onset among the points "
                         "within this many points of the best sensitivity (default 0: the most "
@@ -381,7 +412,11 @@ def main(argv=None) -> int:
     if not (args.tune or args.report):
         p.error("no corpus: give --tune or --report")
     grid_name = args.grid  # "NAME+GRID" when --extend adds GRID to a result on grid NAME
+    if args.extend and args.rechoose:
+        p.error("--extend and --rechoose: give one")
     try:
+        voice_fa = _voice_bounds(args.max_voice_fa, [_spec(t, "--tune")[0] for t in args.tune],
+                                 args.weigh)  # fmt: skip
         today = load_postprocess_config(args.model)
         fixed = {}
         for f in args.fixed:
@@ -404,6 +439,9 @@ def main(argv=None) -> int:
                 name, configs, trials = extended(load_result(args.extend), args.extend, args.grid,
                                                  today, args.tune, args.weigh)  # fmt: skip
                 grid_name, grid = f"{name}+{args.grid}", configs + grid
+            elif args.rechoose:
+                grid_name, grid, trials = extended(load_result(args.rechoose), args.rechoose, None,
+                                                   today, args.tune, args.weigh, "--rechoose")  # fmt: skip
             todo = grid[len(trials):]
             if args.weigh == "corpora":
                 per = {n: run_trials(todo, c[1], c[2], workers=args.workers,
@@ -413,7 +451,8 @@ def main(argv=None) -> int:
                 trials = trials + run_trials(
                     todo, pool[1], pool[2], workers=args.workers, progress=not args.quiet
                 )
-            pick = choose_trial(trials, args.target_fa, args.sens_slack, args.max_flag_ratio)
+            pick = choose_trial(trials, args.target_fa, args.sens_slack, args.max_flag_ratio,
+                                voice_fa)  # fmt: skip
             configs = {"chosen": grid[pick]} | fixed
         figures = {
             name: ({"pool": full_figures(cfg, *pool)} if tuned else {})
@@ -428,8 +467,8 @@ def main(argv=None) -> int:
         "command": " ".join([sys.argv[0], *(sys.argv[1:] if argv is None else argv)]),
         "model": args.model, "target_fa_per_24h": args.target_fa,
         "weigh": args.weigh, "grid": grid_name,
-        "extends": args.extend, "sens_slack": args.sens_slack,
-        "max_flag_ratio": args.max_flag_ratio,
+        "extends": args.extend, "rechooses": args.rechoose, "sens_slack": args.sens_slack,
+        "max_flag_ratio": args.max_flag_ratio, "max_voice_fa": voice_fa,
         "tune": list(tuned), "report": list(reports),
         "configs": {n: c.to_dict() for n, c in configs.items()},
         "figures": figures, "n_trials": len(trials), "wall_s": round(time.perf_counter() - t0, 1),
@@ -447,6 +486,7 @@ def main(argv=None) -> int:
             if args.sens_slack > 0 else "")  # fmt: skip
     if args.max_flag_ratio is not None:
         rule += f", calling seizure at most {args.max_flag_ratio:g}x the reference's seizure time"
+    rule += "".join(f", {v} at <= {b:g} FA/24 h" for v, b in voice_fa.items())
     head = [f"Operating point (tools/operating_point.py) chosen on {' + '.join(tuned)} {how} for "
             f"<= {args.target_fa} FA/24 h{rule} over {len(trials)} configurations "
             f"(grid {grid_name})."]  # fmt: skip

@@ -118,3 +118,14 @@ pilot65() { extend52 ceiling_off _sel5c "$@"; }  # K...
 # Pilot 67 (chooses nothing): the band under the strict grid's floor (grid floor_off: 0.9 / 0.95
 # / 0.97, 180 configurations) -> operating_point_K_sel5l.json
 pilot67() { extend52 floor_off _sel5l "$@"; }  # K...
+# Amendment 70: each K's _sel5f trials chosen over again with SS (our own held-out dev patients) at
+# <= 1.0 FA/24 h, the issue's own-distribution target (operating_point.py --rechoose, no decoding)
+# -> tools/results/operating_point_K_sel5b.json and $WORK/op_K_sel5b.toml
+tune70() {  # K...
+  local k
+  for k in "$@"; do
+    [ -f "tools/results/operating_point_${k}_sel5b.json" ] ||
+      tune5 "$k" strict_off _sel5b --max-flag-ratio 2 --fixed shipped="$WORK/k6/postprocess.toml" \
+        --rechoose "tools/results/operating_point_${k}_sel5f.json" --max-voice-fa SS=1
+  done
+}

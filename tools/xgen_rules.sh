@@ -77,12 +77,16 @@ paired6f_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
 }
 # Amendment 64's rule against K15's seeds 6-11 (amendment 66 reuses it): mean paired SELECT v2
 # >= +6.4 with DET (under the limit) >= -2.0 and onsets <= +1.0 s, veto chb01 < 0.5 (route (b)
-# disabled) -> recipe_label_vs_k15c6_paired_sel5f_detf.json
+# disabled) -> recipe_label_vs_k15c6_paired_sel5f_detf.json (RULE_SUF: other points' files,
+# amendment 70's _sel5b)
 rule_k15c6() {  # LABEL K_SEED6 K_SEED7 K_SEED8 K_SEED9 K_SEED10 K_SEED11
   PAIRED_REF="k15ps6a k15ps7a k15ps8a k15ps9a k15ps10a k15ps11a" PAIRED_TAG=K15C6 \
-    PAIRED_RULE="--paired-means=-2:6.4:1:99:0:99" SUF=_sel5f OUT_SUF=_detf \
+    PAIRED_RULE="--paired-means=-2:6.4:1:99:0:99" SUF=${RULE_SUF:-_sel5f} OUT_SUF=_detf \
     PAIRED_EXTRA="--det-max-flag-ratio 2" paired_vs_k15r "$@"
 }
 rule64() { rule_k15c6 K37C k37s6a k37s7a k37s8a k37s9a k37s10a k37s11a; }
 rule66() { rule_k15c6 K38 k38s6a k38s7a k38s8a k38s9a k38s10a k38s11a; }
 rule68() { rule_k15c6 K39 k39s6a k39s7a k39s8a k39s9a k39s10a k39s11a; }
+# Amendment 70: amendment 64's rule on K39's and K15's seeds 6-11 at their _sel5b points (SS <= 1.0
+# FA/24 h) -> recipe_k39_vs_k15c6_paired_sel5b_detf.json
+rule70() { RULE_SUF=_sel5b rule_k15c6 K39 k39s6a k39s7a k39s8a k39s9a k39s10a k39s11a; }
