@@ -98,23 +98,26 @@ flag53() {  # K
       --score-only --fixed point="$WORK/op_$1_sel5.toml" > /dev/null
 }
 # $WORK/K_ship: K with its own SELECT v2 point (judge5's op_K_sel5.toml; POINT_SUF=_sel5f:
-# judge53's, under the flagged-time limit) as its postprocess.toml
+# judge53's, under the flagged-time limit) as its postprocess.toml (SHIP=NAME: $WORK/K_NAME,
+# another point's folder beside it, e.g. amendment 70's SHIP=ship5b with POINT_SUF=_sel5b)
 at_point() {  # K
-  rm -rf "$WORK/$1_ship" && cp -r "$WORK/$1" "$WORK/$1_ship"
-  cp "$WORK/op_$1${POINT_SUF:-_sel5}.toml" "$WORK/$1_ship/postprocess.toml"
+  local ship=$WORK/$1_${SHIP:-ship}
+  rm -rf "$ship" && cp -r "$WORK/$1" "$ship"
+  cp "$WORK/op_$1${POINT_SUF:-_sel5}.toml" "$ship/postprocess.toml"
 }
 # Amendment 37's own-distribution gate for K at its own point (at_point first): O and O2 decoded
 # with $WORK/K_ship (OWN: the folder holding O, O2 and their lists, default $WORK) ->
-# tools/results/own_gate_K.json (tools/own_gate.py: the union and each seizure family)
+# tools/results/own_gate_K.json (tools/own_gate.py: the union and each seizure family; SHIP=NAME:
+# $WORK/K_NAME decoded into eval_K_NAME_O*, -> own_gate_K_NAME.json)
 own_gate() {  # K
-  local own=${OWN:-$WORK} c
+  local own=${OWN:-$WORK} c s=${1}_${SHIP:-ship}
   for c in O O2; do
-    [ -f "$WORK/eval_${1}_ship_$c/report.json" ] ||
-      rt-eeg evaluate --list "$own/$c.list" --model "$WORK/$1_ship" --out "$WORK/eval_${1}_ship_$c" --workers "$J"
+    [ -f "$WORK/eval_${s}_$c/report.json" ] ||
+      rt-eeg evaluate --list "$own/$c.list" --model "$WORK/$s" --out "$WORK/eval_${s}_$c" --workers "$J"
   done
-  python tools/own_gate.py --model "${1^^}=$WORK/eval_${1}_ship_O:$own/O,$WORK/eval_${1}_ship_O2:$own/O2" \
+  python tools/own_gate.py --model "${1^^}=$WORK/eval_${s}_O:$own/O,$WORK/eval_${s}_O2:$own/O2" \
     --note "amendment 37's gate, $1 at its own SELECT v2 point (op_$1${POINT_SUF:-_sel5}.toml)" \
-    --out "tools/results/own_gate_$1.json"
+    --out "tools/results/own_gate_$1${SHIP:+_$SHIP}.json"
 }
 # (NAME, NAMEs1, NAMEs2, ... NSEEDS of them, default 3): the recipe's seed folders.
 seeds() { local s; for s in $(seq 0 $((${NSEEDS:-3} - 1))); do echo "$1$([ "$s" = 0 ] || echo "s$s")"; done; }
