@@ -212,7 +212,8 @@ def trial_for(cfg: PostprocessConfig, refs, stored) -> dict:
 
 def choose_trial(trials: list[dict], target_fa_per_24h: float, sens_slack: float = 0.0,
                  max_flag_ratio: float | None = None,
-                 max_voice_fa: dict[str, float] | None = None) -> int:  # fmt: skip
+                 max_voice_fa: dict[str, float] | None = None,
+                 min_voice_sens: dict[str, float] | None = None) -> int:  # fmt: skip
     """Index of :func:`tune`'s choice among ``trials``: the most sensitive within the target,
     then earliest median onset, then fewest false alarms; when none meets the target, the
     fewest false alarms.
@@ -224,7 +225,14 @@ def choose_trial(trials: list[dict], target_fa_per_24h: float, sens_slack: float
 
     With ``max_voice_fa`` (``{corpus: FA/24 h}``, protocol amendment 70), a trial averaged over
     corpora is eligible only if each named corpus's own false-alarm rate is within its bound
-    (our own distribution's background at its target while the mean spends the budget).
+    (our own distribution's background at its target while the mean spends the budget). A
+    corpus is one of the trial's ``"corpora"`` or of its ``"bounds"`` (scored, outside the mean).
+
+    With ``min_voice_sens`` (``{corpus: %}``, protocol amendment 72), among the eligible trials
+    (every bound, the target and the flag limit kept) only those finding at least that share of
+    the corpus's seizures stay, or, where none reaches it, those at the best share any eligible
+    trial reaches: our own distribution first, at its target or as near as it can be, and the
+    rule then chooses among them.
 
     With ``sens_slack > 0`` (protocol amendment 31's latency clause) the earliest median onset
     comes first among the qualifying trials within ``sens_slack`` percentage points of the best
@@ -236,10 +244,10 @@ def choose_trial(trials: list[dict], target_fa_per_24h: float, sens_slack: float
     # on the bounded corpora is the choice
     bounds = max_voice_fa or {}
     keep = [i for i, t in enumerate(trials)
-            if all(t["corpora"][v]["fa_per_24h"] <= b for v, b in bounds.items())]  # fmt: skip
+            if all(voice_of(t, v)["fa_per_24h"] <= b for v, b in bounds.items())]  # fmt: skip
     if not keep:
         return min(range(len(trials)), key=lambda i: (
-            sum(trials[i]["corpora"][v]["fa_per_24h"] for v in bounds), trials[i]["fa_per_24h"]))
+            sum(voice_of(trials[i], v)["fa_per_24h"] for v in bounds), trials[i]["fa_per_24h"]))
     ok = [
         i for i in keep
         if trials[i]["fa_per_24h"] <= target_fa_per_24h and trials[i]["sensitivity"] is not None
@@ -247,6 +255,10 @@ def choose_trial(trials: list[dict], target_fa_per_24h: float, sens_slack: float
     ]  # fmt: skip
     if not ok:
         return min(keep, key=lambda i: trials[i]["fa_per_24h"])
+    for v, level in (min_voice_sens or {}).items():  # amendment 72: read among the eligible
+        sens = {i: voice_of(trials[i], v)["sensitivity"] or 0.0 for i in ok}
+        level = min(level, max(sens.values()))
+        ok = [i for i in ok if sens[i] >= level]
 
     def lat(i):
         v = trials[i].get("latency_median_s")
@@ -263,11 +275,19 @@ def choose_trial(trials: list[dict], target_fa_per_24h: float, sens_slack: float
     return max(ok, key=rank)
 
 
+def voice_of(trial: dict, name: str) -> dict:
+    """A trial averaged over corpora: corpus ``name``'s own figures, from its ``"corpora"`` (in
+    the mean) or its ``"bounds"`` (scored outside it)."""
+    return {**trial.get("bounds", {}), **trial.get("corpora", {})}[name]
+
+
 def flag_ratio_of(trial: dict) -> float:
     """The trial's seizure time called over seizure time there is: its own ``flag_ratio``, or
-    for a trial averaged over corpora (``"corpora"``), the largest of theirs (0 where a corpus
-    has no seizure and nothing is called; infinite where it has none and something is)."""
-    parts = list(trial["corpora"].values()) if "corpora" in trial else [trial]
+    for a trial averaged over corpora (``"corpora"``, and any ``"bounds"``), the largest of
+    theirs (0 where a corpus has no seizure and nothing is called; infinite where it has none
+    and something is)."""
+    parts = ([*trial["corpora"].values(), *trial.get("bounds", {}).values()] if "corpora" in trial
+             else [trial])  # fmt: skip
     worst = 0.0
     for t in parts:
         r = t.get("flag_ratio")

@@ -369,9 +369,9 @@ def test_rechoose_with_a_voice_bound_keeps_our_background_quiet(tmp_path, capsys
     assert "OWN at <= 0 FA/24 h" in out["bound"][1].read_text()
     assert ds["configs"]["chosen"] == d1["configs"]["chosen"] and ds["max_voice_fa"] == {}
     x = ["--out", str(tmp_path / "x.json"), "--toml", str(tmp_path / "x.toml")]
-    for bad, says in ((["--max-voice-fa", "OWN=a"], "expected NAME=FA"),
-                      (["--max-voice-fa", "OWN=-1"], "expected NAME=FA"),
-                      (["--max-voice-fa", "SS=1"], "'SS' is not a tuned corpus (OWN, UNSEEN)")):  # fmt: skip
+    for bad, says in ((["--max-voice-fa", "OWN=a"], "expected NAME=VALUE"),
+                      (["--max-voice-fa", "OWN=-1"], "expected NAME=VALUE"),
+                      (["--min-voice-sens", "SS=90"], "'SS' is not a tuned or bound corpus (OWN, UNSEEN)")):  # fmt: skip
         assert operating_point.main([*common, "--rechoose", first, *bad, *x]) == 2
         assert says in capsys.readouterr().err
     pooled = [a for a in common if a not in ("--weigh", "corpora")]
@@ -398,3 +398,58 @@ def test_voice_bound_removes_trials_before_the_rule_and_its_fallback():
     assert choose_trial(trials, 5, max_voice_fa={"OWN": 0}) == 2
     assert choose_trial(trials, 0.5, max_voice_fa={"OWN": 0.5}) == 2  # fallback among the kept
     assert choose_trial(trials[:2], 5, max_voice_fa={"OWN": 0.5}) == 1  # none kept: fewest on OWN
+
+
+def test_bound_corpus_puts_our_own_seizures_first(tmp_path, capsys):
+    """Amendment 72: UNSEEN (tuned) holds a seizure at 0.99995 on six channels, one at 0.9993
+    and a long artifact rising slowly to 0.99995 on two channels; OWN (bound, outside the mean)
+    holds a seizure rising as slowly on two channels only. The rule alone takes a top-4 point (both unseen seizures, no
+    false alarm) that misses OWN's seizure; with ``--min-voice-sens OWN=95`` only the top-2
+    points that find it stay, and the rule chooses among them (the artifact's false alarm
+    paid). OWN's figures are reported, never in the mean; a level no point reaches falls back
+    to the best share."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "postprocess.toml").write_text("threshold_on = 0.998\nthreshold_off = 0.499\n")
+    unseen = _corpus(tmp_path, "UNSEEN", [((100, 160), None), ((300, 360), None)])
+    own = _corpus(tmp_path, "OWN", [((200, 260), None)])
+    ramp = np.linspace(0.05, 0.99995, 30)[:, None]  # too slow for a rising-score onset
+
+    def edit(name, rows, cols, value):
+        npz = tmp_path / name.split("_")[0] / "eval" / f"{name}.probs.npz"
+        with np.load(npz) as z:
+            d = dict(z)
+        d["probs"][rows, cols] = value
+        np.savez(npz, **d)
+
+    edit("UNSEEN_1", slice(301, 360), slice(0, 6), 0.9993)
+    edit("UNSEEN_0", slice(400, 430), slice(10, 12), ramp)
+    edit("UNSEEN_0", slice(430, 480), slice(10, 12), 0.99995)
+    edit("OWN_0", slice(201, 260), slice(2, 6), 0.05)
+    edit("OWN_0", slice(201, 231), slice(0, 2), ramp)
+    common = ["--model", str(model), "--target-fa", "100", "--workers", "1", "--quiet",
+              "--weigh", "corpora", "--tune", unseen, "--bound", own]  # fmt: skip
+    docs = {}
+    for name, extra in (("free", []), ("own", ["--min-voice-sens", "OWN=95"]),
+                        ("both", ["--min-voice-sens", "OWN=95", "--max-voice-fa", "UNSEEN=0"])):  # fmt: skip
+        out, toml = tmp_path / f"{name}.json", tmp_path / f"{name}.toml"
+        assert operating_point.main([*common, *extra, "--out", str(out), "--toml", str(toml)]) == 0
+        docs[name] = operating_point.load_result(out)
+    capsys.readouterr()
+    free, own_first, both = (docs[n]["figures"]["chosen"] for n in ("free", "own", "both"))
+    assert free["tune_UNSEEN"]["hits"] == 2 and free["tune_UNSEEN"]["false_alarms"] == 0
+    assert free["bound_OWN"]["hits"] == 0 and docs["free"]["configs"]["chosen"]["top_k"] == 4
+    assert own_first["bound_OWN"]["hits"] == 1 and docs["own"]["configs"]["chosen"]["top_k"] == 2
+    assert own_first["tune_UNSEEN"]["hits"] == 2 and own_first["tune_UNSEEN"]["false_alarms"] == 1
+    # the mean holds UNSEEN alone; OWN sits beside each trial
+    t = docs["own"]["trials_pool"][0]
+    assert list(t["corpora"]) == ["UNSEEN"] and list(t["bounds"]) == ["OWN"]
+    assert t["fa_per_24h"] == t["corpora"]["UNSEEN"]["fa_per_24h"]
+    assert docs["own"]["min_voice_sens"] == {"OWN": 95.0} and docs["own"]["bound"] == ["OWN"]
+    assert "OWN finding >= 95 % (or its best)" in (tmp_path / "own.toml").read_text()
+    # no point keeps UNSEEN quiet and finds OWN's seizure: the best share (none) and no alarm
+    assert both["bound_OWN"]["hits"] == 0 and both["tune_UNSEEN"]["false_alarms"] == 0
+    pooled = [a for a in common if a not in ("--weigh", "corpora")]
+    x = ["--out", str(tmp_path / "x.json"), "--toml", str(tmp_path / "x.toml")]
+    assert operating_point.main([*pooled, *x]) == 2
+    assert "--bound needs --weigh corpora" in capsys.readouterr().err

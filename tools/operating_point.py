@@ -320,9 +320,10 @@ def _pool(corpora: dict[str, tuple]) -> tuple[list, list, list]:
     return anns, refs, stored
 
 
-def _voice_bounds(specs: list[str], tuned: list[str], weigh: str) -> dict[str, float]:
-    """``--max-voice-fa NAME=FA`` specs as ``{NAME: FA}``; RtEegError for a malformed one, a
-    corpus not tuned, or pooled tuning (whose trials hold no corpus of their own)."""
+def _voice_bounds(specs: list[str], voices: list[str], weigh: str, flag: str) -> dict[str, float]:
+    """``flag NAME=VALUE`` specs (``--max-voice-fa``, ``--min-voice-sens``) as ``{NAME: VALUE}``;
+    RtEegError for a malformed one, a corpus neither tuned nor bound, or pooled tuning (whose
+    trials hold no corpus of their own)."""
     out = {}
     for spec in specs:
         name, _, value = spec.partition("=")
@@ -331,13 +332,13 @@ def _voice_bounds(specs: list[str], tuned: list[str], weigh: str) -> dict[str, f
         except ValueError:
             bound = -1.0
         if not name or not bound >= 0:
-            raise RtEegError(f"--max-voice-fa {spec!r}: expected NAME=FA with FA >= 0, e.g. SS=1")
-        if name not in tuned:
-            raise RtEegError(f"--max-voice-fa {spec!r}: {name!r} is not a tuned corpus "
-                             f"({', '.join(tuned) or 'none'})")  # fmt: skip
+            raise RtEegError(f"{flag} {spec!r}: expected NAME=VALUE with VALUE >= 0, e.g. SS=1")
+        if name not in voices:
+            raise RtEegError(f"{flag} {spec!r}: {name!r} is not a tuned or bound corpus "
+                             f"({', '.join(voices) or 'none'})")  # fmt: skip
         out[name] = bound
     if out and weigh != "corpora":
-        raise RtEegError("--max-voice-fa needs --weigh corpora (pooled trials hold no corpus's own)")
+        raise RtEegError(f"{flag} needs --weigh corpora (pooled trials hold no corpus's own)")
     return out
 
 
@@ -374,8 +375,17 @@ def main(argv=None) -> int:
                         "are chosen over again under this run's rule, none is run (amendment "
                         "70: with --max-voice-fa)")  # fmt: skip
     p.add_argument("--max-voice-fa", action="append", default=[], metavar="NAME=FA",
-                   help="with --weigh corpora: eligible only if the tuned corpus NAME's own "
-                        "false alarms are at most FA/24 h (amendment 70: SS=1); repeatable")  # fmt: skip
+                   help="with --weigh corpora: eligible only if corpus NAME's own false alarms "
+                        "(a --tune or --bound corpus) are at most FA/24 h (amendment 70: SS=1); "
+                        "repeatable")  # fmt: skip
+    p.add_argument("--bound", action="append", default=[], metavar="NAME=LIST:EVAL_DIR",
+                   help="with --weigh corpora: a corpus scored for every configuration outside "
+                        "the mean, for --max-voice-fa / --min-voice-sens (amendment 72: our "
+                        "own-distribution dev corpus OD)")  # fmt: skip
+    p.add_argument("--min-voice-sens", action="append", default=[], metavar="NAME=PCT",
+                   help="among the eligible configurations, those finding at least PCT %% of "
+                        "corpus NAME's seizures, or the best share any reaches (amendment 72: "
+                        "OD=95); repeatable")  # fmt: skip
     p.add_argument("--sens-slack", type=float, default=0.0,
                    help="latency clause (amendment 31): the earliest onset among the points "
                         "within this many points of the best sensitivity (default 0: the most "
@@ -415,8 +425,11 @@ def main(argv=None) -> int:
     if args.extend and args.rechoose:
         p.error("--extend and --rechoose: give one")
     try:
-        voice_fa = _voice_bounds(args.max_voice_fa, [_spec(t, "--tune")[0] for t in args.tune],
-                                 args.weigh)  # fmt: skip
+        voices = [_spec(t, "--tune")[0] for t in args.tune] + [_spec(t, "--bound")[0] for t in args.bound]
+        voice_fa = _voice_bounds(args.max_voice_fa, voices, args.weigh, "--max-voice-fa")
+        voice_sens = _voice_bounds(args.min_voice_sens, voices, args.weigh, "--min-voice-sens")
+        if args.bound and args.weigh != "corpora":
+            raise RtEegError("--bound needs --weigh corpora (its figures sit beside each voice's)")
         today = load_postprocess_config(args.model)
         fixed = {}
         for f in args.fixed:
@@ -428,6 +441,7 @@ def main(argv=None) -> int:
         reports = {
             n: load_corpus(lst, ev) for n, lst, ev in (_spec(t, "--report") for t in args.report)
         }
+        bound = {n: load_corpus(lst, ev) for n, lst, ev in (_spec(t, "--bound") for t in args.bound)}
         pool = _pool(tuned)
         if args.score_only:  # the --fixed configurations only: nothing is chosen
             if not fixed:
@@ -447,17 +461,22 @@ def main(argv=None) -> int:
                 per = {n: run_trials(todo, c[1], c[2], workers=args.workers,
                                      progress=not args.quiet) for n, c in tuned.items()}  # fmt: skip
                 trials = trials + macro_trials(per)
+                if bound:  # every configuration's, a re-chosen result's included
+                    per = {n: run_trials(grid, c[1], c[2], workers=args.workers,
+                                         progress=not args.quiet) for n, c in bound.items()}  # fmt: skip
+                    trials = [t | {"bounds": {n: per[n][i] for n in bound}} for i, t in enumerate(trials)]
             else:
                 trials = trials + run_trials(
                     todo, pool[1], pool[2], workers=args.workers, progress=not args.quiet
                 )
             pick = choose_trial(trials, args.target_fa, args.sens_slack, args.max_flag_ratio,
-                                voice_fa)  # fmt: skip
+                                voice_fa, voice_sens)  # fmt: skip
             configs = {"chosen": grid[pick]} | fixed
         figures = {
             name: ({"pool": full_figures(cfg, *pool)} if tuned else {})
             | {f"tune_{n}": full_figures(cfg, *c) for n, c in tuned.items()}
             | {f"report_{n}": full_figures(cfg, *c) for n, c in reports.items()}
+            | {f"bound_{n}": full_figures(cfg, *c) for n, c in bound.items()}
             for name, cfg in configs.items()
         }
     except RtEegError as err:
@@ -469,6 +488,7 @@ def main(argv=None) -> int:
         "weigh": args.weigh, "grid": grid_name,
         "extends": args.extend, "rechooses": args.rechoose, "sens_slack": args.sens_slack,
         "max_flag_ratio": args.max_flag_ratio, "max_voice_fa": voice_fa,
+        "min_voice_sens": voice_sens, "bound": list(bound),
         "tune": list(tuned), "report": list(reports),
         "configs": {n: c.to_dict() for n, c in configs.items()},
         "figures": figures, "n_trials": len(trials), "wall_s": round(time.perf_counter() - t0, 1),
@@ -487,6 +507,7 @@ def main(argv=None) -> int:
     if args.max_flag_ratio is not None:
         rule += f", calling seizure at most {args.max_flag_ratio:g}x the reference's seizure time"
     rule += "".join(f", {v} at <= {b:g} FA/24 h" for v, b in voice_fa.items())
+    rule += "".join(f", {v} finding >= {b:g} % (or its best)" for v, b in voice_sens.items())
     head = [f"Operating point (tools/operating_point.py) chosen on {' + '.join(tuned)} {how} for "
             f"<= {args.target_fa} FA/24 h{rule} over {len(trials)} configurations "
             f"(grid {grid_name})."]  # fmt: skip
