@@ -129,3 +129,27 @@ tune70() {  # K...
         --rechoose "tools/results/operating_point_${k}_sel5f.json" --max-voice-fa SS=1
   done
 }
+# Amendment 72: OD, an own-distribution dev corpus drawn like O2 (30 h, 18 new patients, TRAIN
+# families; for choices only, O + O2 stay the gate), and each K decoded on it as judged (K6's
+# point in its folder, as its SELECT v2 decodes) -> $WORK/eval_K_OD
+od72() {  # K...
+  sim "$WORK/OD" --hours 30 --patients 18 --seed 81 --exclude-families "$OWN_EXCLUDE"
+  [ -s "$WORK/OD.list" ] || find "$WORK/OD/edf" -name '*.edf' | sort > "$WORK/OD.list"
+  local k
+  for k in "$@"; do
+    [ -f "$WORK/eval_${k}_OD/report.json" ] ||
+      rt-eeg evaluate --list "$WORK/OD.list" --model "$WORK/$k" --out "$WORK/eval_${k}_OD" --workers "$J"
+  done
+}
+# Amendment 72: each K's _sel5f trials chosen over again with our own distribution first: OD at
+# <= 1.0 FA/24 h, then >= 95 % of OD's seizures (or the best share any eligible point reaches),
+# then amendment 52's rule -> tools/results/operating_point_K_sel5o.json and $WORK/op_K_sel5o.toml
+tune72() {  # K...
+  local k
+  for k in "$@"; do
+    [ -f "tools/results/operating_point_${k}_sel5o.json" ] ||
+      tune5 "$k" strict_off _sel5o --max-flag-ratio 2 --fixed shipped="$WORK/k6/postprocess.toml" \
+        --rechoose "tools/results/operating_point_${k}_sel5f.json" \
+        --bound OD="$WORK/OD.list:$WORK/eval_${k}_OD" --max-voice-fa OD=1 --min-voice-sens OD=95
+  done
+}

@@ -90,3 +90,6 @@ rule68() { rule_k15c6 K39 k39s6a k39s7a k39s8a k39s9a k39s10a k39s11a; }
 # Amendment 70: amendment 64's rule on K39's and K15's seeds 6-11 at their _sel5b points (SS <= 1.0
 # FA/24 h) -> recipe_k39_vs_k15c6_paired_sel5b_detf.json
 rule70() { RULE_SUF=_sel5b rule_k15c6 K39 k39s6a k39s7a k39s8a k39s9a k39s10a k39s11a; }
+# Amendment 72: the same rule at the _sel5o points (OD, our own-distribution dev corpus, first)
+# -> recipe_k39_vs_k15c6_paired_sel5o_detf.json
+rule72() { RULE_SUF=_sel5o rule_k15c6 K39 k39s6a k39s7a k39s8a k39s9a k39s10a k39s11a; }
