@@ -28,9 +28,11 @@ G's configurations and chooses over both (pilot 65: the ceiling band, :func:`cei
 added to a strict_off result; pilot 67: the band under its floor, :func:`floor_off_grid`);
 ``--rechoose RESULT`` chooses over an earlier result's trials again under this run's rule and
 runs none (amendment 70: ``--max-voice-fa SS=1``, a tuned corpus's own false alarms bounded while
-the mean spends the budget). ``--weigh corpora`` chooses on the means over the tuned corpora (:func:`macro_trials`: one
-voice per corpus, however many seizures it holds) instead of on their pool. It never writes
-into the model folder.
+the mean spends the budget; amendment 72: ``--bound OD=LIST:EVAL --max-voice-fa OD=1
+--min-voice-sens OD=95``, a corpus scored beside the mean and chosen on first). ``--weigh
+corpora`` chooses on the means over the tuned corpora (:func:`macro_trials`: one voice per
+corpus, however many seizures it holds) instead of on their pool. It never writes into the
+model folder.
 
 Usage::
 
