@@ -78,9 +78,11 @@ paired6f_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
 # Amendment 64's rule against K15's seeds 6-11 (amendment 66 reuses it): mean paired SELECT v2
 # >= +6.4 with DET (under the limit) >= -2.0 and onsets <= +1.0 s, veto chb01 < 0.5 (route (b)
 # disabled) -> recipe_label_vs_k15c6_paired_sel5f_detf.json (RULE_SUF: other points' files,
-# amendment 70's _sel5b)
-rule_k15c6() {  # LABEL K_SEED6 K_SEED7 K_SEED8 K_SEED9 K_SEED10 K_SEED11
-  PAIRED_REF="k15ps6a k15ps7a k15ps8a k15ps9a k15ps10a k15ps11a" PAIRED_TAG=K15C6 \
+# amendment 70's _sel5b; RULE_SEEDS and RULE_TAG: other K15 seeds k15psNa and their tag, e.g.
+# RULE_SEEDS="12 13 14 15 16 17" RULE_TAG=K15C12 for fresh seeds)
+rule_k15c6() {  # LABEL K_SEED... (in RULE_SEEDS' order, default 6-11)
+  local -a seeds=(${RULE_SEEDS:-6 7 8 9 10 11})
+  PAIRED_REF="$(printf 'k15ps%sa ' "${seeds[@]}")" PAIRED_TAG=${RULE_TAG:-K15C6} \
     PAIRED_RULE="--paired-means=-2:6.4:1:99:0:99" SUF=${RULE_SUF:-_sel5f} OUT_SUF=_detf \
     PAIRED_EXTRA="--det-max-flag-ratio 2" paired_vs_k15r "$@"
 }
