@@ -458,16 +458,17 @@ def main(argv=None) -> int:
             elif args.rechoose:
                 grid_name, grid, trials = extended(load_result(args.rechoose), args.rechoose, None,
                                                    today, args.tune, args.weigh, "--rechoose")  # fmt: skip
-            todo = grid[len(trials):]
+            todo = grid[len(trials):]  # none for --rechoose: no worker pool is started for it
             if args.weigh == "corpora":
-                per = {n: run_trials(todo, c[1], c[2], workers=args.workers,
-                                     progress=not args.quiet) for n, c in tuned.items()}  # fmt: skip
-                trials = trials + macro_trials(per)
+                if todo:
+                    per = {n: run_trials(todo, c[1], c[2], workers=args.workers,
+                                         progress=not args.quiet) for n, c in tuned.items()}  # fmt: skip
+                    trials = trials + macro_trials(per)
                 if bound:  # every configuration's, a re-chosen result's included
                     per = {n: run_trials(grid, c[1], c[2], workers=args.workers,
                                          progress=not args.quiet) for n, c in bound.items()}  # fmt: skip
                     trials = [t | {"bounds": {n: per[n][i] for n in bound}} for i, t in enumerate(trials)]
-            else:
+            elif todo:
                 trials = trials + run_trials(
                     todo, pool[1], pool[2], workers=args.workers, progress=not args.quiet
                 )

@@ -119,14 +119,12 @@ pilot65() { extend52 ceiling_off _sel5c "$@"; }  # K...
 # / 0.97, 180 configurations) -> operating_point_K_sel5l.json
 pilot67() { extend52 floor_off _sel5l "$@"; }  # K...
 # Amendment 70: each K's _sel5f trials chosen over again with SS (our own held-out dev patients) at
-# <= 1.0 FA/24 h, the issue's own-distribution target (operating_point.py --rechoose, no decoding)
-# -> tools/results/operating_point_K_sel5b.json and $WORK/op_K_sel5b.toml
+# <= 1.0 FA/24 h, the issue's own-distribution target (tune52 with operating_point.py --rechoose: no
+# decoding) -> tools/results/operating_point_K_sel5b.json and $WORK/op_K_sel5b.toml
 tune70() {  # K...
   local k
   for k in "$@"; do
-    [ -f "tools/results/operating_point_${k}_sel5b.json" ] ||
-      tune5 "$k" strict_off _sel5b --max-flag-ratio 2 --fixed shipped="$WORK/k6/postprocess.toml" \
-        --rechoose "tools/results/operating_point_${k}_sel5f.json" --max-voice-fa SS=1
+    SUF52=_sel5b tune52 "$k" --rechoose "tools/results/operating_point_${k}_sel5f.json" --max-voice-fa SS=1
   done
 }
 # Amendment 72: OD, an own-distribution dev corpus drawn like O2 (30 h, 18 new patients, TRAIN
@@ -147,9 +145,7 @@ od72() {  # K...
 tune72() {  # K...
   local k
   for k in "$@"; do
-    [ -f "tools/results/operating_point_${k}_sel5o.json" ] ||
-      tune5 "$k" strict_off _sel5o --max-flag-ratio 2 --fixed shipped="$WORK/k6/postprocess.toml" \
-        --rechoose "tools/results/operating_point_${k}_sel5f.json" \
-        --bound OD="$WORK/OD.list:$WORK/eval_${k}_OD" --max-voice-fa OD=1 --min-voice-sens OD=95
+    SUF52=_sel5o tune52 "$k" --rechoose "tools/results/operating_point_${k}_sel5f.json" \
+      --bound OD="$WORK/OD.list:$WORK/eval_${k}_OD" --max-voice-fa OD=1 --min-voice-sens OD=95
   done
 }
