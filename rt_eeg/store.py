@@ -374,7 +374,7 @@ class FeatureStore:
         )
         self.labels = np.memmap(lpath, dtype=np.uint8, mode="r") if n_lab else np.zeros(0, np.uint8)
         self.track_n_epochs = self.track_n_frames // FRAMES_PER_EPOCH
-        self._onset_rank: np.ndarray | None = None
+        self._runs: tuple[np.ndarray, np.ndarray] | None = None
         # A subset view's label rows are renumbered; its tracks' first rows in context.f32
         # (None: the label rows themselves).
         self._context_offset: np.ndarray | None = None
@@ -538,7 +538,7 @@ class FeatureStore:
         view.track_split = np.asarray([splits[r] for r in view.track_recording], dtype=object)
         view.index["n_label_rows"] = int(view.labels.size)
         view.index["n_rows"] = int(view.track_n_frames.sum())
-        view._onset_rank = None
+        view._runs = None
         return view
 
     def onset_rank(self, rows: np.ndarray) -> np.ndarray:
@@ -555,8 +555,25 @@ class FeatureStore:
             0 for the first seizure epoch of a run of seizure epochs on that channel, 1 for
             the next, ...
         """
-        rows = np.asarray(rows, dtype=np.int64)
-        if self._onset_rank is None:
+        return self._seizure_runs()[0][np.asarray(rows, dtype=np.int64)]
+
+    def run_length(self, rows: np.ndarray) -> np.ndarray:
+        """Length in epochs of the run of seizure epochs (on that channel) each row is in.
+
+        Parameters
+        ----------
+        rows : ndarray of int, shape (n,)
+            Label rows with label 1.
+
+        Returns
+        -------
+        length : ndarray of int64, shape (n,)
+        """
+        return self._seizure_runs()[1][np.asarray(rows, dtype=np.int64)]
+
+    def _seizure_runs(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every label row's onset rank and run length (both 0 off a seizure), computed once."""
+        if self._runs is None:
             n = self.labels.shape[0]
             is1 = np.asarray(self.labels, dtype=bool)
             first = np.zeros(n, bool)
@@ -564,8 +581,11 @@ class FeatureStore:
             prev1 = np.concatenate([[False], is1[:-1]])
             new_run = is1 & (first | ~prev1)
             idx = np.arange(n, dtype=np.int64)
-            self._onset_rank = idx - np.maximum.accumulate(np.where(new_run, idx, 0))
-        return self._onset_rank[rows]
+            rank = idx - np.maximum.accumulate(np.where(new_run, idx, 0))
+            run = np.cumsum(new_run) - 1  # the run a seizure row is in
+            length = np.where(is1, np.bincount(run[is1], minlength=run.max(initial=0) + 1)[run], 0)
+            self._runs = (np.where(is1, rank, 0), length.astype(np.int64))
+        return self._runs
 
 
 # --------------------------------------------------------------------------- building

@@ -65,6 +65,7 @@ from rt_eeg.train_data import (
     context_scale,
     model_inputs,
     row_sources,
+    seizure_weights,
 )
 from rt_eeg.weight_average import TailAverage
 
@@ -152,10 +153,7 @@ def train_from_store(
             store, np.sort(scale_rng.choice(train_rows, min(20000, train_rows.size), replace=False))
         )
     dev_x, dev_labels = model_inputs(store, dev_sel, cfg.normalisation, scale)
-    pos_weight = None
-    if cfg.onset_weight > 1.0:
-        rank = store.onset_rank(pos)
-        pos_weight = np.where(rank < cfg.onset_epochs, cfg.onset_weight, 1.0)
+    pos_weight = seizure_weights(store, pos, cfg)
     minable = (
         minable_negatives(store, neg, cfg.hard_margin_epochs) if cfg.hard_negatives > 0 else None
     )

@@ -77,6 +77,12 @@ class TrainConfig:
         onsets, which are a small minority of seizure epochs.
     onset_epochs : int
         Seizure epochs counted as the onset.
+    seizure_balance : float
+        Exponent ``a`` of a draw weight ``L ** -a`` on every seizure sample, ``L`` the length
+        in epochs of its run of seizure epochs on that channel. Scoring counts seizures, not
+        seconds, yet a 10 s seizure gives a tenth of a 100 s one's samples; ``a = 1`` draws
+        every run equally often in total, 0 (default) in proportion to its length. Multiplies
+        the onset weight.
     hard_negatives : float
         Share of each epoch's background half drawn from the hardest background (highest
         current P(seizure)) of a random candidate pool, from the second epoch on
@@ -190,6 +196,7 @@ class TrainConfig:
     threads: int = 0
     onset_weight: float = 1.0
     onset_epochs: int = 10
+    seizure_balance: float = 0.0
     hard_negatives: float = 0.0
     hard_pool: int = 4
     hard_margin_epochs: int = 10
@@ -219,6 +226,8 @@ class TrainConfig:
             )
         if not self.onset_weight >= 1.0:
             raise RtEegError(f"onset_weight must be >= 1, got {self.onset_weight}")
+        if not 0.0 <= self.seizure_balance <= 1.0:
+            raise RtEegError(f"seizure_balance must be in [0, 1], got {self.seizure_balance}")
         if not 0.0 <= self.hard_negatives <= 1.0:
             raise RtEegError(f"hard_negatives must be in [0, 1], got {self.hard_negatives}")
         if self.keep not in ("best", "last"):

@@ -25,6 +25,33 @@ from rt_eeg.errors import RtEegError
 from rt_eeg.store import FeatureStore
 
 
+def seizure_weights(store: FeatureStore, pos: np.ndarray, cfg) -> np.ndarray | None:
+    """Relative draw weights of the seizure rows (onset weighting, seizure balance).
+
+    Parameters
+    ----------
+    store : FeatureStore
+    pos : ndarray of int64, shape (n,)
+        Seizure label rows.
+    cfg : rt_eeg.train_config.TrainConfig
+        ``onset_weight`` / ``onset_epochs`` and ``seizure_balance``.
+
+    Returns
+    -------
+    weight : ndarray of float64, shape (n,), or None
+        ``onset_weight`` on a run's first ``onset_epochs`` epochs (else 1), times
+        ``L ** -seizure_balance`` with ``L`` the run's length; None when neither applies
+        (the seizure half is then drawn uniformly, without replacement).
+    """
+    weight = None
+    if cfg.onset_weight > 1.0:
+        weight = np.where(store.onset_rank(pos) < cfg.onset_epochs, cfg.onset_weight, 1.0)
+    if cfg.seizure_balance > 0.0:
+        per_run = store.run_length(pos).astype(np.float64) ** -cfg.seizure_balance
+        weight = per_run if weight is None else weight * per_run
+    return weight
+
+
 def balanced_order(
     rng: np.random.Generator,
     pos: np.ndarray,

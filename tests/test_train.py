@@ -172,6 +172,43 @@ def test_onset_weighting_draws_onsets_more_often(tmp_path):
     assert store.centers(np.arange(store.labels.shape[0])).shape == (80, 26)
 
 
+def test_seizure_balance_draws_short_seizures_as_often_as_long_ones(tmp_path):
+    """Run lengths come from each track's label runs (a run never crosses into the next
+    track); with seizure balance 1 a 4 s seizure is drawn as often in total as a 24 s one,
+    and it still multiplies the onset weight."""
+    from rt_eeg.store import FeatureStore, RecordingFeatures, StoreWriter
+    from rt_eeg.train_config import TrainConfig
+    from rt_eeg.train_data import seizure_weights
+
+    labels = np.zeros((40, 2), np.uint8)
+    labels[6:30, 0] = 1  # a 24 s seizure on channel 0
+    labels[36:40, 0] = 1  # a 4 s one at the end of channel 0's track
+    labels[0:4, 1] = 1  # channel 1's track opens with one: a separate run of 4
+    feats = np.random.default_rng(0).normal(size=(400, 2, 26)).astype(np.float32)
+    with StoreWriter(tmp_path / "s", 26) as w:
+        w.add(RecordingFeatures("r", "train", "p", ["A-B", "C-D"], feats, labels))
+    store = FeatureStore(tmp_path / "s")
+    pos = np.flatnonzero(np.asarray(store.labels) == 1)
+    assert store.run_length(pos).tolist() == [24] * 24 + [4] * 8
+    assert store.onset_rank(pos).tolist() == list(range(24)) + list(range(4)) * 2
+
+    assert seizure_weights(store, pos, TrainConfig()) is None  # the default: uniform draws
+    weight = seizure_weights(store, pos, TrainConfig(seizure_balance=1.0))
+    neg = np.arange(10**6, 10**6 + 6000)
+    order = balanced_order(np.random.default_rng(1), pos, neg, 6000, weight)
+    drawn = order[np.isin(order, pos)]
+    long_share = np.isin(drawn, pos[:24]).mean()
+    assert long_share == pytest.approx(1 / 3, abs=0.03)  # three runs, each a third
+    half = seizure_weights(store, pos, TrainConfig(seizure_balance=0.5))
+    np.testing.assert_allclose(half * np.sqrt(store.run_length(pos)), 1.0)
+    both = seizure_weights(
+        store, pos, TrainConfig(seizure_balance=1.0, onset_weight=3.0, onset_epochs=2)
+    )
+    np.testing.assert_allclose(both, weight * np.where(store.onset_rank(pos) < 2, 3.0, 1.0))
+    with pytest.raises(RtEegError, match="seizure_balance"):
+        TrainConfig(seizure_balance=1.5)
+
+
 def test_balanced_order_and_scores():
     rng = np.random.default_rng(0)
     pos, neg = np.arange(10), np.arange(100, 1000)

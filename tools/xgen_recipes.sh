@@ -149,3 +149,8 @@ tune72() {  # K...
       --bound OD="$WORK/OD.list:$WORK/eval_${k}_OD" --max-voice-fa OD=1 --min-voice-sens OD=95
   done
 }
+# K40 (amendment 75): K15's recipe with every seizure sample drawn with weight L**-0.5, L the
+# length of its seizure on that channel (--seizure-balance 0.5): short seizures drawn more often
+k40() { k15x5 "$@" --seizure-balance 0.5; }  # OUT SEED [option...]
+# Amendment 75: K40's seed N trained and judged (pair_c6), decoded on OD and its _sel5o point chosen
+pair75() { pair_c6 k40 "$1"; od72 "k40s${1}a"; tune72 "k40s${1}a"; }  # SEED

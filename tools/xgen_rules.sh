@@ -95,3 +95,6 @@ rule70() { RULE_SUF=_sel5b rule_k15c6 K39 k39s6a k39s7a k39s8a k39s9a k39s10a k3
 # Amendment 72: the same rule at the _sel5o points (OD, our own-distribution dev corpus, first)
 # -> recipe_k39_vs_k15c6_paired_sel5o_detf.json
 rule72() { RULE_SUF=_sel5o rule_k15c6 K39 k39s6a k39s7a k39s8a k39s9a k39s10a k39s11a; }
+# Amendment 75: the same rule, K40 against K15 on seeds 6-11 at their _sel5o points
+# -> recipe_k40_vs_k15c6_paired_sel5o_detf.json
+rule75() { RULE_SUF=_sel5o rule_k15c6 K40 k40s6a k40s7a k40s8a k40s9a k40s10a k40s11a; }

@@ -62,6 +62,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--onset-epochs", type=int, default=10)
     parser.add_argument(
+        "--seizure-balance",
+        type=float,
+        default=0.0,
+        metavar="A",
+        help="draw each seizure sample with weight L**-A, L the length of its seizure on that "
+        "channel (0-1): short seizures count as much as long ones do when scored "
+        "(1: every seizure drawn equally often; default 0: in proportion to length)",
+    )
+    parser.add_argument(
         "--hard-negatives",
         type=float,
         default=0.0,
@@ -260,6 +269,7 @@ def run(args: argparse.Namespace) -> int:
         threads=args.threads,
         onset_weight=variants[0][2],
         onset_epochs=args.onset_epochs,
+        seizure_balance=args.seizure_balance,
         hard_negatives=variants[0][3],
         hard_pool=args.hard_pool,
         contrast_jitter=args.contrast_jitter,
