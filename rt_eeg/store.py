@@ -558,17 +558,8 @@ class FeatureStore:
         return self._seizure_runs()[0][np.asarray(rows, dtype=np.int64)]
 
     def run_length(self, rows: np.ndarray) -> np.ndarray:
-        """Length in epochs of the run of seizure epochs (on that channel) each row is in.
-
-        Parameters
-        ----------
-        rows : ndarray of int, shape (n,)
-            Label rows with label 1.
-
-        Returns
-        -------
-        length : ndarray of int64, shape (n,)
-        """
+        """For seizure rows as :meth:`onset_rank` takes them: the length in epochs (int64,
+        shape ``(n,)``) of the run of seizure epochs on that channel each row is in."""
         return self._seizure_runs()[1][np.asarray(rows, dtype=np.int64)]
 
     def _seizure_runs(self) -> tuple[np.ndarray, np.ndarray]:
