@@ -23,9 +23,10 @@ from rt_eeg.decoder import (
 )
 from rt_eeg.errors import RtEegError
 from rt_eeg.store import FeatureStore
+from rt_eeg.train_config import TrainConfig
 
 
-def seizure_weights(store: FeatureStore, pos: np.ndarray, cfg) -> np.ndarray | None:
+def seizure_weights(store: FeatureStore, pos: np.ndarray, cfg: TrainConfig) -> np.ndarray | None:
     """Relative draw weights of the seizure rows (onset weighting, seizure balance).
 
     Parameters
@@ -33,7 +34,7 @@ def seizure_weights(store: FeatureStore, pos: np.ndarray, cfg) -> np.ndarray | N
     store : FeatureStore
     pos : ndarray of int64, shape (n,)
         Seizure label rows.
-    cfg : rt_eeg.train_config.TrainConfig
+    cfg : TrainConfig
         ``onset_weight`` / ``onset_epochs`` and ``seizure_balance``.
 
     Returns

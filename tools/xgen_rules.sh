@@ -78,23 +78,24 @@ paired6f_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
 # Amendment 64's rule against K15's seeds 6-11 (amendment 66 reuses it): mean paired SELECT v2
 # >= +6.4 with DET (under the limit) >= -2.0 and onsets <= +1.0 s, veto chb01 < 0.5 (route (b)
 # disabled) -> recipe_label_vs_k15c6_paired_sel5f_detf.json (RULE_SUF: other points' files,
-# amendment 70's _sel5b; RULE_SEEDS and RULE_TAG: other K15 seeds k15psNa and their tag, e.g.
-# RULE_SEEDS="12 13 14 15 16 17" RULE_TAG=K15C12 for fresh seeds)
-rule_k15c6() {  # LABEL K_SEED... (in RULE_SEEDS' order, default 6-11)
+# amendment 70's _sel5b; RULE_SEEDS and RULE_TAG: other seeds N and the reference's tag, e.g.
+# RULE_SEEDS="12 13 14 15 16 17" RULE_TAG=K15C12 for fresh seeds). Both sides are named by seed:
+# the reference k15psNa, the candidate PREFIXsNa.
+rule_k15c6() {  # LABEL PREFIX
   local -a seeds=(${RULE_SEEDS:-6 7 8 9 10 11})
   PAIRED_REF="$(printf 'k15ps%sa ' "${seeds[@]}")" PAIRED_TAG=${RULE_TAG:-K15C6} \
     PAIRED_RULE="--paired-means=-2:6.4:1:99:0:99" SUF=${RULE_SUF:-_sel5f} OUT_SUF=_detf \
-    PAIRED_EXTRA="--det-max-flag-ratio 2" paired_vs_k15r "$@"
+    PAIRED_EXTRA="--det-max-flag-ratio 2" paired_vs_k15r "$1" $(printf "$2s%sa " "${seeds[@]}")
 }
-rule64() { rule_k15c6 K37C k37s6a k37s7a k37s8a k37s9a k37s10a k37s11a; }
-rule66() { rule_k15c6 K38 k38s6a k38s7a k38s8a k38s9a k38s10a k38s11a; }
-rule68() { rule_k15c6 K39 k39s6a k39s7a k39s8a k39s9a k39s10a k39s11a; }
+rule64() { rule_k15c6 K37C k37; }
+rule66() { rule_k15c6 K38 k38; }
+rule68() { rule_k15c6 K39 k39; }
 # Amendment 70: amendment 64's rule on K39's and K15's seeds 6-11 at their _sel5b points (SS <= 1.0
 # FA/24 h) -> recipe_k39_vs_k15c6_paired_sel5b_detf.json
-rule70() { RULE_SUF=_sel5b rule_k15c6 K39 k39s6a k39s7a k39s8a k39s9a k39s10a k39s11a; }
+rule70() { RULE_SUF=_sel5b rule_k15c6 K39 k39; }
 # Amendment 72: the same rule at the _sel5o points (OD, our own-distribution dev corpus, first)
 # -> recipe_k39_vs_k15c6_paired_sel5o_detf.json
-rule72() { RULE_SUF=_sel5o rule_k15c6 K39 k39s6a k39s7a k39s8a k39s9a k39s10a k39s11a; }
+rule72() { RULE_SUF=_sel5o rule_k15c6 K39 k39; }
 # Amendment 75: the same rule, K40 against K15 on seeds 6-11 at their _sel5o points
 # -> recipe_k40_vs_k15c6_paired_sel5o_detf.json
-rule75() { RULE_SUF=_sel5o rule_k15c6 K40 k40s6a k40s7a k40s8a k40s9a k40s10a k40s11a; }
+rule75() { RULE_SUF=_sel5o rule_k15c6 K40 k40; }
