@@ -926,3 +926,37 @@ def test_source_balanced_training(tmp_path):
     with pytest.raises(RtEegError, match=r"\['C'\] are in no source"):
         train_from_store(store, tmp_path / "bad", TrainConfig(balance_sources=("A", "B"), **cfg),
                          feature_config=FeatureConfig(), device="cpu", log=lambda _: None)  # fmt: skip
+
+
+def test_three_second_decoder_reads_only_the_last_3_s(store_and_recs, tmp_path):
+    """``frame_lstm_3s`` (pilot 77) trains bit-identically from the same 70-frame windows, its
+    output does not move when the first 4 s of a window change and does when the last 3 s do,
+    and the decoder takes it like any model."""
+    from rt_eeg.decoder.model import SHORT_FRAMES, build_model
+    from rt_eeg.features import FeatureConfig
+
+    model = build_model("frame_lstm_3s", n_features=N_FEAT, seed=3)
+    x = np.random.default_rng(0).normal(size=(4, WINDOW_FRAMES, N_FEAT)).astype(np.float32)
+    early, late = x.copy(), x.copy()
+    early[:, : WINDOW_FRAMES - SHORT_FRAMES] += 5.0
+    late[:, -1] += 5.0
+    p, p_early, p_late = (model(v, training=False).numpy() for v in (x, early, late))
+    np.testing.assert_array_equal(p, p_early)
+    assert np.abs(p - p_late).max() > 1e-4
+    store, recs = store_and_recs
+    runs = [
+        train_from_store(
+            store,
+            tmp_path / name,
+            TrainConfig(seed=5, arch="frame_lstm_3s", normalisation="context", **TINY),
+            feature_config=FeatureConfig(),
+            device="cpu",
+            log=lambda _: None,
+        )
+        for name in ("a", "b")
+    ]
+    assert runs[0]["weights_sha256"] == runs[1]["weights_sha256"]
+    assert runs[0]["architecture"]["name"] == "frame_lstm_3s"
+    probs = Decoder(tmp_path / "a", device="cpu").predict_recording(recs[0].features)
+    assert probs.shape == recs[0].labels.shape and np.isfinite(probs).all()
+    assert parse_variants("frame_lstm_3s:context:3:0.5")[0][:2] == ("frame_lstm_3s", "context")

@@ -154,3 +154,8 @@ tune72() {  # K...
 k40() { k15x5 "$@" --seizure-balance 0.5; }  # OUT SEED [option...]
 # Amendment 75: K40's seed N trained and judged (pair_c6), decoded on OD and its _sel5o point chosen
 pair75() { pair_c6 k40 "$1"; od72 "k40s${1}a"; tune72 "k40s${1}a"; }  # SEED
+# Pilot 77 (chooses nothing): K41 = K15's recipe with the decoder reading only the last 3 s of
+# its 7 s window (--arch frame_lstm_3s: a crop inside the model), seed N trained and judged
+# (pair_c6), decoded on OD and its _sel5o point chosen, against K15's seed N (k15psNa)
+k41() { k15x5 "$@" --arch frame_lstm_3s:context:3:0.5; }  # OUT SEED [option...]
+pair77() { pair_c6 k41 "$1"; od72 "k41s${1}a"; tune72 "k41s${1}a"; }  # SEED

@@ -99,3 +99,6 @@ rule72() { RULE_SUF=_sel5o rule_k15c6 K39 k39; }
 # Amendment 75: the same rule, K40 against K15 on seeds 6-11 at their _sel5o points
 # -> recipe_k40_vs_k15c6_paired_sel5o_detf.json
 rule75() { RULE_SUF=_sel5o rule_k15c6 K40 k40; }
+# Pilot 77: the same comparison, K41 (the 3 s decoder) against K15 on the seeds trained (RULE_SEEDS)
+# at their _sel5o points -> recipe_k41_vs_k15c6_paired_sel5o_detf.json (chooses nothing)
+pilot77() { RULE_SUF=_sel5o rule_k15c6 K41 k41; }

@@ -30,10 +30,12 @@ from rt_eeg.model_files import (
 from rt_eeg.runtime import LITE_FILE, import_tensorflow, quiet_native_stderr
 
 #: Model architectures :func:`build_model` knows.
-ARCHITECTURES = ("frame_lstm", "epoch_lstm", "frame_lstm_veto")
+ARCHITECTURES = ("frame_lstm", "epoch_lstm", "frame_lstm_veto", "frame_lstm_3s")
 #: The architectures trained from scratch (``rt-eeg train --arch compare`` compares them);
 #: ``'frame_lstm_veto'`` starts from a trained ``'frame_lstm'`` (``--init-from``).
 BASE_ARCHITECTURES = ("frame_lstm", "epoch_lstm")
+#: Frames ``'frame_lstm_3s'`` reads: the last 3 s of the window (pilot 77, early onsets).
+SHORT_FRAMES = 30
 #: Units of the veto branch's LSTM (``'frame_lstm_veto'``).
 VETO_UNITS = 16
 #: The veto sigmoid's initial bias: v = 0.95 before training, so the untrained veto barely
@@ -54,9 +56,11 @@ def build_model(
 
     Parameters
     ----------
-    arch : {'frame_lstm', 'epoch_lstm', 'frame_lstm_veto'}
+    arch : {'frame_lstm', 'epoch_lstm', 'frame_lstm_veto', 'frame_lstm_3s'}
         ``'frame_lstm'`` (default): an LSTM runs over the 70 frames directly (7.6 k
-        parameters with 32 units). ``'frame_lstm_veto'`` (two-half inputs,
+        parameters with 32 units). ``'frame_lstm_3s'``: the same LSTM over only the last
+        :data:`SHORT_FRAMES` frames (a crop inside the model, so windows, streaming and
+        files are unchanged): a seizure fills its view 3 s after onset, not 7 s. ``'frame_lstm_veto'`` (two-half inputs,
         ``'context_history'``): ``'frame_lstm'`` over the first half of the columns (the 7 s of
         frames; its layers are named as a ``'frame_lstm'``'s, so a trained one's weights load
         into them) times a veto v in (0, 1) read from the second half (the 70 epoch means) by
@@ -104,6 +108,8 @@ def build_model(
         )(x)
         if dropout:
             x = keras.layers.Dropout(dropout, seed=seed * 1000 + 5, name="proj_dropout")(x)
+    elif arch == "frame_lstm_3s":
+        x = keras.layers.Cropping1D((WINDOW_FRAMES - SHORT_FRAMES, 0), name="last_3s")(inp)
     else:
         x = inp
     x = _lstm(keras, units, glorot(2), seed * 1000 + 3, "lstm")(x)
