@@ -32,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--arch",
         default="frame_lstm",
-        help="epoch_lstm, frame_lstm or frame_lstm_veto (with --init-from); or variants "
+        help="epoch_lstm, frame_lstm, frame_lstm_3s (the last 3 s of the window only) or "
+        "frame_lstm_veto (with --init-from); or variants "
         "ARCH[:NORM[:ONSET_WEIGHT[:HARD_NEGATIVES]]][@SEED],... (or 'compare' = both "
         "architectures) trained with the same seed (or their own @SEED), the best on dev kept",
     )

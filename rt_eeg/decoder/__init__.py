@@ -25,7 +25,8 @@ z-score clearly (dev AUC 0.957 vs 0.915). ``rt-eeg train --arch compare`` repeat
 comparison on any corpus and records it in the manifest. ``'frame_lstm_veto'`` (inputs
 ``'context_history'``) is a trained ``'frame_lstm'`` frozen, times a veto read from the 70 s
 history that can only lower its calls (:func:`load_seven_second_decoder`, ``rt-eeg train
---init-from``).
+--init-from``). ``'frame_lstm_3s'`` is ``'frame_lstm'`` over the window's last 3 s only (a crop
+inside the model; pilot 77 asks whether the 7 s view is what delays the decoder's rise).
 
 A model folder holds ``model.keras``, ``model.tflite`` (its LiteRT twin, for the CPU),
 ``features.toml`` (the exact :class:`rt_eeg.features.FeatureConfig`) and ``manifest.json``
