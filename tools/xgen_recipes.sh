@@ -159,3 +159,7 @@ pair75() { pair_c6 k40 "$1"; od72 "k40s${1}a"; tune72 "k40s${1}a"; }  # SEED
 # (pair_c6), decoded on OD and its _sel5o point chosen, against K15's seed N (k15psNa)
 k41() { k15x5 "$@" --arch frame_lstm_3s:context:3:0.5; }  # OUT SEED [option...]
 pair77() { pair_c6 k41 "$1"; od72 "k41s${1}a"; tune72 "k41s${1}a"; }  # SEED
+# Pilot 78 (chooses nothing): K42 = K15's recipe with 8x the samples an epoch
+# (--samples-per-epoch 524288, 6 epochs), seed N trained, judged, decoded on OD, _sel5o chosen
+k42() { k15x5 "$@" --samples-per-epoch 524288; }  # OUT SEED [option...]
+pair78() { pair_c6 k42 "$1"; od72 "k42s${1}a"; tune72 "k42s${1}a"; }  # SEED
