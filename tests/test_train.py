@@ -803,24 +803,31 @@ def test_augmented_training_is_reproducible_and_changes_the_model(store_and_recs
         TrainConfig(normalisation="context", contrast_jitter=-0.1)
 
 
-def test_montage_training_is_reproducible_and_the_model_decodes_live(store_and_recs, tmp_path):
-    """``context_montage`` trains from the store (recordings of 5 and 3 channels), a seed
-    gives bit-identical weights, and the decoder takes the model: 2 x 26 inputs per frame,
-    every channel of a recording decoded."""
+def _train_twice(store, tmp_path, **cfg) -> list[dict]:
+    """Two TINY trainings with the same config into ``tmp_path/a`` and ``tmp_path/b``: their
+    manifests (a reproducibility check compares their weights)."""
     from rt_eeg.features import FeatureConfig
 
-    store, recs = store_and_recs
-    runs = [
+    return [
         train_from_store(
             store,
             tmp_path / name,
-            TrainConfig(seed=5, normalisation="context_montage", **TINY),
+            TrainConfig(**cfg, **TINY),
             feature_config=FeatureConfig(),
             device="cpu",
             log=lambda _: None,
         )
         for name in ("a", "b")
     ]
+
+
+def test_montage_training_is_reproducible_and_the_model_decodes_live(store_and_recs, tmp_path):
+    """``context_montage`` trains from the store (recordings of 5 and 3 channels), a seed
+    gives bit-identical weights, and the decoder takes the model: 2 x 26 inputs per frame,
+    every channel of a recording decoded."""
+
+    store, recs = store_and_recs
+    runs = _train_twice(store, tmp_path, seed=5, normalisation="context_montage")
     assert runs[0]["weights_sha256"] == runs[1]["weights_sha256"]
     assert runs[0]["decoder"]["normalisation"] == "context_montage"
     assert "feature_scale" in runs[0]["decoder"]["context"]
@@ -933,7 +940,6 @@ def test_three_second_decoder_reads_only_the_last_3_s(store_and_recs, tmp_path):
     output does not move when the first 4 s of a window change and does when the last 3 s do,
     and the decoder takes it like any model."""
     from rt_eeg.decoder.model import SHORT_FRAMES, build_model
-    from rt_eeg.features import FeatureConfig
 
     model = build_model("frame_lstm_3s", n_features=N_FEAT, seed=3)
     x = np.random.default_rng(0).normal(size=(4, WINDOW_FRAMES, N_FEAT)).astype(np.float32)
@@ -944,17 +950,7 @@ def test_three_second_decoder_reads_only_the_last_3_s(store_and_recs, tmp_path):
     np.testing.assert_array_equal(p, p_early)
     assert np.abs(p - p_late).max() > 1e-4
     store, recs = store_and_recs
-    runs = [
-        train_from_store(
-            store,
-            tmp_path / name,
-            TrainConfig(seed=5, arch="frame_lstm_3s", normalisation="context", **TINY),
-            feature_config=FeatureConfig(),
-            device="cpu",
-            log=lambda _: None,
-        )
-        for name in ("a", "b")
-    ]
+    runs = _train_twice(store, tmp_path, seed=5, arch="frame_lstm_3s", normalisation="context")
     assert runs[0]["weights_sha256"] == runs[1]["weights_sha256"]
     assert runs[0]["architecture"]["name"] == "frame_lstm_3s"
     probs = Decoder(tmp_path / "a", device="cpu").predict_recording(recs[0].features)
