@@ -163,3 +163,7 @@ pair77() { pair_c6 k41 "$1"; od72 "k41s${1}a"; tune72 "k41s${1}a"; }  # SEED
 # (--samples-per-epoch 524288, 6 epochs), seed N trained, judged, decoded on OD, _sel5o chosen
 k42() { k15x5 "$@" --samples-per-epoch 524288; }  # OUT SEED [option...]
 pair78() { pair_c6 k42 "$1"; od72 "k42s${1}a"; tune72 "k42s${1}a"; }  # SEED
+# Pilot 79 (chooses nothing): K43 = K15's recipe with half the samples an epoch
+# (--samples-per-epoch 32768, 6 epochs), seed N trained, judged, decoded on OD, _sel5o chosen
+k43() { k15x5 "$@" --samples-per-epoch 32768; }  # OUT SEED [option...]
+pair79() { pair_c6 k43 "$1"; od72 "k43s${1}a"; tune72 "k43s${1}a"; }  # SEED

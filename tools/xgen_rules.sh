@@ -105,3 +105,6 @@ pilot77() { RULE_SUF=_sel5o rule_k15c6 K41 k41; }
 # Pilot 78: the same comparison, K42 (8x the samples an epoch) against K15 on the seeds trained
 # (RULE_SEEDS) at their _sel5o points -> recipe_k42_vs_k15c6_paired_sel5o_detf.json (chooses nothing)
 pilot78() { RULE_SUF=_sel5o rule_k15c6 K42 k42; }
+# Pilot 79: the same comparison, K43 (half the samples an epoch) against K15 on the seeds trained
+# (RULE_SEEDS) at their _sel5o points -> recipe_k43_vs_k15c6_paired_sel5o_detf.json (chooses nothing)
+pilot79() { RULE_SUF=_sel5o rule_k15c6 K43 k43; }
