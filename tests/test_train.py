@@ -825,7 +825,6 @@ def test_montage_training_is_reproducible_and_the_model_decodes_live(store_and_r
     """``context_montage`` trains from the store (recordings of 5 and 3 channels), a seed
     gives bit-identical weights, and the decoder takes the model: 2 x 26 inputs per frame,
     every channel of a recording decoded."""
-
     store, recs = store_and_recs
     runs = _train_twice(store, tmp_path, seed=5, normalisation="context_montage")
     assert runs[0]["weights_sha256"] == runs[1]["weights_sha256"]

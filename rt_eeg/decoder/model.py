@@ -60,10 +60,10 @@ def build_model(
         ``'frame_lstm'`` (default): an LSTM runs over the 70 frames directly (7.6 k
         parameters with 32 units). ``'frame_lstm_3s'``: the same LSTM over only the last
         :data:`SHORT_FRAMES` frames (a crop inside the model, so windows, streaming and
-        files are unchanged): a seizure fills its view 3 s after onset, not 7 s. ``'frame_lstm_veto'`` (two-half inputs,
-        ``'context_history'``): ``'frame_lstm'`` over the first half of the columns (the 7 s of
-        frames; its layers are named as a ``'frame_lstm'``'s, so a trained one's weights load
-        into them) times a veto v in (0, 1) read from the second half (the 70 epoch means) by
+        files are unchanged): a seizure fills its view 3 s after onset, not 7 s.
+        ``'frame_lstm_veto'`` (two-half inputs, ``'context_history'``): ``'frame_lstm'``
+        over the first half of the columns (the 7 s of frames; its layers are named as a
+        ``'frame_lstm'``'s, so a trained one's weights load into them) times a veto v in (0, 1) read from the second half (the 70 epoch means) by
         a :data:`VETO_UNITS`-unit LSTM and a sigmoid: P = P_7s x v, so the 70 s view can only
         lower a probability, never raise one (it can still move a threshold crossing later).
         ``'epoch_lstm'``: the 10 x n_features block of each 1 s epoch is flattened and
