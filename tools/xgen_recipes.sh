@@ -152,18 +152,20 @@ tune72() {  # K...
 # K40 (amendment 75): K15's recipe with every seizure sample drawn with weight L**-0.5, L the
 # length of its seizure on that channel (--seizure-balance 0.5): short seizures drawn more often
 k40() { k15x5 "$@" --seizure-balance 0.5; }  # OUT SEED [option...]
-# Amendment 75: K40's seed N trained and judged (pair_c6), decoded on OD and its _sel5o point chosen
-pair75() { pair_c6 k40 "$1"; od72 "k40s${1}a"; tune72 "k40s${1}a"; }  # SEED
+# RECIPE's seed N trained and judged (pair_c6), decoded on OD and its _sel5o point chosen
+pair_od() { pair_c6 "$1" "$2"; od72 "$1s$2a"; tune72 "$1s$2a"; }  # RECIPE SEED
+# Amendment 75: K40's seed N
+pair75() { pair_od k40 "$1"; }  # SEED
 # Pilot 77 (chooses nothing): K41 = K15's recipe with the decoder reading only the last 3 s of
-# its 7 s window (--arch frame_lstm_3s: a crop inside the model), seed N trained and judged
-# (pair_c6), decoded on OD and its _sel5o point chosen, against K15's seed N (k15psNa)
+# its 7 s window (--arch frame_lstm_3s: a crop inside the model), seed N (pair_od), against
+# K15's seed N (k15psNa)
 k41() { k15x5 "$@" --arch frame_lstm_3s:context:3:0.5; }  # OUT SEED [option...]
-pair77() { pair_c6 k41 "$1"; od72 "k41s${1}a"; tune72 "k41s${1}a"; }  # SEED
+pair77() { pair_od k41 "$1"; }  # SEED
 # Pilot 78 (chooses nothing): K42 = K15's recipe with 8x the samples an epoch
-# (--samples-per-epoch 524288, 6 epochs), seed N trained, judged, decoded on OD, _sel5o chosen
+# (--samples-per-epoch 524288, 6 epochs), seed N (pair_od)
 k42() { k15x5 "$@" --samples-per-epoch 524288; }  # OUT SEED [option...]
-pair78() { pair_c6 k42 "$1"; od72 "k42s${1}a"; tune72 "k42s${1}a"; }  # SEED
+pair78() { pair_od k42 "$1"; }  # SEED
 # Pilot 79 (chooses nothing): K43 = K15's recipe with half the samples an epoch
-# (--samples-per-epoch 32768, 6 epochs), seed N trained, judged, decoded on OD, _sel5o chosen
+# (--samples-per-epoch 32768, 6 epochs), seed N (pair_od)
 k43() { k15x5 "$@" --samples-per-epoch 32768; }  # OUT SEED [option...]
-pair79() { pair_c6 k43 "$1"; od72 "k43s${1}a"; tune72 "k43s${1}a"; }  # SEED
+pair79() { pair_od k43 "$1"; }  # SEED
