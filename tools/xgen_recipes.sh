@@ -169,3 +169,13 @@ pair78() { pair_od k42 "$1"; }  # SEED
 # (--samples-per-epoch 32768, 6 epochs), seed N (pair_od)
 k43() { k15x5 "$@" --samples-per-epoch 32768; }  # OUT SEED [option...]
 pair79() { pair_od k43 "$1"; }  # SEED
+# Amendment 80: K15's seed N (k15psNa) and K42's (k42sNa) on the same machine, each trained,
+# judged, decoded on OD and its _sel5o point chosen; seeds 12-17 (then rule80)
+pair80() {  # SEED
+  local k=k15ps${1}a
+  [ -f "$WORK/$k/manifest.json" ] || k15x5 "$k" "$1"
+  judge_scored "$k"
+  od72 "$k"
+  tune72 "$k"
+  pair78 "$1"
+}

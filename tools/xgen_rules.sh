@@ -108,3 +108,5 @@ pilot78() { RULE_SUF=_sel5o rule_k15c6 K42 k42; }
 # Pilot 79: the same comparison, K43 (half the samples an epoch) against K15 on the seeds trained
 # (RULE_SEEDS) at their _sel5o points -> recipe_k43_vs_k15c6_paired_sel5o_detf.json (chooses nothing)
 pilot79() { RULE_SUF=_sel5o rule_k15c6 K43 k43; }
+# Amendment 80: K42 against K15 on the fresh seeds 12-17 (RULE_SEEDS: the pairs finished so far)
+rule80() { RULE_SEEDS=${RULE_SEEDS:-12 13 14 15 16 17} RULE_TAG=K15C12 RULE_SUF=_sel5o rule_k15c6 K42 k42; }
