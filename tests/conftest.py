@@ -78,3 +78,16 @@ def offline_detection(recording, model_dir):
     from rt_eeg.detector import detect_recording
 
     return detect_recording(recording, Decoder(model_dir, device="cpu"))
+
+
+# --------------------------------------------------------------------------------------------
+# The training tests (test_train*.py) read one small synthetic feature store; built once per
+# session, never written to.
+
+
+@pytest.fixture(scope="session")
+def store_and_recs(tmp_path_factory):
+    """A :class:`rt_eeg.store.FeatureStore` of seven synthetic recordings and the recordings."""
+    from train_helpers import small_store
+
+    return small_store(tmp_path_factory)
