@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from train_helpers import N_FEAT, TINY, recording, train_twice, weights, write_corpus
+from train_helpers import N_FEAT, TINY, fit, recording, train_twice, weights, write_corpus
 
 from rt_eeg.decoder import WINDOW_FRAMES, Decoder
 from rt_eeg.errors import RtEegError
@@ -160,18 +160,18 @@ def test_train_command_end_to_end(tmp_path):
 def test_hard_negative_training_is_reproducible(store_and_recs, tmp_path):
     """A mined run is bit-identical for a seed, records what it mined, and draws background
     the plain run does not."""
-    from rt_eeg.features import FeatureConfig
 
     store, _ = store_and_recs
     runs = {}
     for name in ("a", "b"):
-        runs[name] = train_from_store(
+        runs[name] = fit(
             store,
             tmp_path / name,
-            TrainConfig(seed=5, hard_negatives=0.5, hard_pool=2, hard_margin_epochs=3, **TINY),
-            feature_config=FeatureConfig(),
-            device="cpu",
-            log=lambda _: None,
+            seed=5,
+            hard_negatives=0.5,
+            hard_pool=2,
+            hard_margin_epochs=3,
+            **TINY,
         )
     assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
     oa, ob = (np.load(tmp_path / n / "data_order.npy") for n in "ab")
@@ -186,20 +186,12 @@ def test_hard_negative_training_is_reproducible(store_and_recs, tmp_path):
 def test_keep_last_runs_every_epoch_and_keeps_the_final_weights(store_and_recs, tmp_path):
     """keep='last' ignores early stopping and keeps the last epoch's weights; 'best' restores
     the lowest dev loss; the same seed gives the same first epochs either way."""
-    from rt_eeg.features import FeatureConfig
 
     store, _ = store_and_recs
     cfg = dict(TINY, epochs=4, patience=1)
     runs = {}
     for keep in ("best", "last"):
-        runs[keep] = train_from_store(
-            store,
-            tmp_path / keep,
-            TrainConfig(seed=3, keep=keep, **cfg),
-            feature_config=FeatureConfig(),
-            device="cpu",
-            log=lambda _: None,
-        )
+        runs[keep] = fit(store, tmp_path / keep, seed=3, keep=keep, **cfg)
     last, best = runs["last"], runs["best"]
     assert last["epochs_run"] == 4 and last["best_epoch"] == 4
     assert last["train_config"]["keep"] == "last"
@@ -220,16 +212,12 @@ def test_tail_average_keeps_the_mean_of_the_step_weights(store_and_recs, tmp_pat
     epochs: with one step per epoch, the mean of a 1-epoch run's weights and a 2-epoch run's
     (the same seed draws the same first epoch); with several steps, a model other than the last
     step's, reproducibly, and the manifest says how many steps it averaged."""
-    from rt_eeg.features import FeatureConfig
 
     store, _ = store_and_recs
     one_step = dict(TINY, batch_size=64, samples_per_epoch=64)
 
     def train(name, **kw):
-        return train_from_store(
-            store, tmp_path / name, TrainConfig(seed=8, keep="last", **kw),
-            feature_config=FeatureConfig(), device="cpu", log=lambda _: None,
-        )  # fmt: skip
+        return fit(store, tmp_path / name, seed=8, keep="last", **kw)
 
     train("e1", **dict(one_step, epochs=1))
     train("e2", **one_step)
@@ -257,18 +245,18 @@ def test_tail_average_keeps_the_mean_of_the_step_weights(store_and_recs, tmp_pat
 def test_augmented_training_is_reproducible_and_changes_the_model(store_and_recs, tmp_path):
     """With contrast jitter a seed still gives bit-identical weights and the same data order;
     the weights differ from the same run without it; it is recorded and needs context inputs."""
-    from rt_eeg.features import FeatureConfig
 
     store, _ = store_and_recs
     runs = {}
     for name, j, st in (("a", 0.5, 0.0), ("b", 0.5, 0.0), ("off", 0.0, 0.0), ("stale", 0.0, 0.5)):
-        runs[name] = train_from_store(
+        runs[name] = fit(
             store,
             tmp_path / name,
-            TrainConfig(seed=4, normalisation="context", contrast_jitter=j, stale_context=st, **TINY),
-            feature_config=FeatureConfig(),
-            device="cpu",
-            log=lambda _: None,
+            seed=4,
+            normalisation="context",
+            contrast_jitter=j,
+            stale_context=st,
+            **TINY,
         )
     assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
     assert runs["a"]["weights_sha256"] != runs["off"]["weights_sha256"]
@@ -307,7 +295,6 @@ def test_montage_training_is_reproducible_and_the_model_decodes_live(store_and_r
 def test_source_balanced_training(tmp_path):
     """Sources are the recordings' top-level folders: training is reproducible, records the
     sources' sample counts, and a folder in no source is a clear error."""
-    from rt_eeg.features import FeatureConfig
     from rt_eeg.train_data import parse_sources
 
     rng = np.random.default_rng(7)
@@ -319,11 +306,7 @@ def test_source_balanced_training(tmp_path):
     store = FeatureStore(tmp_path / "s")
     assert parse_sources(" A+B , C ") == ("A+B", "C")
     cfg = {"seed": 3, "normalisation": "context", **TINY}
-    runs = [
-        train_from_store(store, tmp_path / f"m{i}", TrainConfig(balance_sources=("A", "B+C"), **cfg),
-                         feature_config=FeatureConfig(), device="cpu", log=lambda _: None)
-        for i in range(2)
-    ]  # fmt: skip
+    runs = [fit(store, tmp_path / f"m{i}", balance_sources=("A", "B+C"), **cfg) for i in range(2)]
     assert runs[0]["weights_sha256"] == runs[1]["weights_sha256"]
     counts = runs[0]["balanced_sources"]
     assert list(counts) == ["A", "B+C"]
@@ -342,21 +325,27 @@ def test_source_balanced_training(tmp_path):
     assert in_a[~labels].mean() == pytest.approx(0.5, abs=0.01)
     assert list(runs[0]["train_config"]["balance_sources"]) == ["A", "B+C"]
     mined = [
-        train_from_store(store, tmp_path / f"h{i}", TrainConfig(
-            balance_sources=("A", "B+C"), balance_mining=True, hard_negatives=0.5, hard_pool=2,
-            hard_margin_epochs=0, **cfg), feature_config=FeatureConfig(), device="cpu",
-            log=lambda _: None)
+        fit(
+            store,
+            tmp_path / f"h{i}",
+            balance_sources=("A", "B+C"),
+            balance_mining=True,
+            hard_negatives=0.5,
+            hard_pool=2,
+            hard_margin_epochs=0,
+            **cfg,
+        )
         for i in range(2)
-    ]  # fmt: skip
+    ]
     assert mined[0]["weights_sha256"] == mined[1]["weights_sha256"]
     info = mined[0]["history"][1]["hard_negatives"]
     assert len(info["mined_per_source"]) == 2 and sum(info["mined_per_source"]) == info["mined"]
     assert mined[0]["train_config"]["balance_mining"] is True
     with pytest.raises(RtEegError, match="balance_mining needs balance_sources"):
         TrainConfig(balance_mining=True)
-    halves = train_from_store(store, tmp_path / "halves", TrainConfig(
-        balance_sources=("A", "B+C"), balance_halves="seizure", **cfg),
-        feature_config=FeatureConfig(), device="cpu", log=lambda _: None)  # fmt: skip
+    halves = fit(
+        store, tmp_path / "halves", balance_sources=("A", "B+C"), balance_halves="seizure", **cfg
+    )
     assert halves["train_config"]["balance_halves"] == "seizure"
     order = np.load(tmp_path / "halves" / "data_order.npy")[0]
     _, track, _ = store.track_epoch(order)
@@ -365,8 +354,7 @@ def test_source_balanced_training(tmp_path):
     with pytest.raises(RtEegError, match="balance_halves"):
         TrainConfig(balance_halves="background")
     with pytest.raises(RtEegError, match=r"\['C'\] are in no source"):
-        train_from_store(store, tmp_path / "bad", TrainConfig(balance_sources=("A", "B"), **cfg),
-                         feature_config=FeatureConfig(), device="cpu", log=lambda _: None)  # fmt: skip
+        fit(store, tmp_path / "bad", balance_sources=("A", "B"), **cfg)
 
 
 def test_three_second_decoder_reads_only_the_last_3_s(store_and_recs, tmp_path):

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from train_helpers import TINY, weights
+from train_helpers import TINY, fit, weights
 
 from rt_eeg.decoder import WINDOW_FRAMES
 from rt_eeg.errors import RtEegError
-from rt_eeg.train import train_from_store
 from rt_eeg.train_config import TrainConfig
 
 pytestmark = [
@@ -24,21 +23,21 @@ def test_label_smoothing_reaches_the_loss_and_is_folded_into_the_output(store_an
     the dev cross-entropy, scored on the folded outputs, changes."""
     import math
 
-    from rt_eeg.features import FeatureConfig
     from rt_eeg.train_config import smoothing_logit_scale
 
     store, _ = store_and_recs
     eps = 0.4
     quick = dict(TINY, learning_rate=0.03)  # fast enough that a 0/1 target's loss drops below
     runs = {
-        name: train_from_store(
+        name: fit(
             store,
             tmp_path / name,
-            TrainConfig(seed=8, keep="last", label_smoothing=ls, smoothed_top=top, **quick),
-            feature_config=FeatureConfig(),
-            device="cpu",
-            log=lambda _: None,
-        )  # fmt: skip
+            seed=8,
+            keep="last",
+            label_smoothing=ls,
+            smoothed_top=top,
+            **quick,
+        )
         for name, ls, top in (
             ("plain", 0.0, 0.9998),
             ("smooth", eps, 0.9998),
@@ -129,18 +128,10 @@ def test_background_loss_training_is_reproducible_and_recorded(store_and_recs, t
                                                                 value):  # fmt: skip
     """A background loss (focal weighting, hinge) trains bit-identically for a seed, differs
     from the plain loss and is recorded in the manifest."""
-    from rt_eeg.features import FeatureConfig
 
     store, _ = store_and_recs
     runs = {
-        name: train_from_store(
-            store,
-            tmp_path / name,
-            TrainConfig(seed=6, **{field: v}, **TINY),
-            feature_config=FeatureConfig(),
-            device="cpu",
-            log=lambda _: None,
-        )  # fmt: skip
+        name: fit(store, tmp_path / name, seed=6, **{field: v}, **TINY)
         for name, v in (("a", value), ("b", value), ("plain", 0.0))
     }
     assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]

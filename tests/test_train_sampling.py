@@ -1,5 +1,5 @@
-"""Training draws: onset weighting, seizure balance, balanced orders, hard-negative mining and source
-balancing."""
+"""Training draws: onset weighting, seizure balance, balanced orders, hard-negative mining and
+source balancing."""
 
 from __future__ import annotations
 

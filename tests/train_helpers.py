@@ -80,22 +80,25 @@ def write_corpus(root, rng):
     return root
 
 
+def fit(store: FeatureStore, out, **cfg) -> dict:
+    """One training of ``store`` into ``out`` with ``TrainConfig(**cfg)`` on the CPU, quietly:
+    its manifest."""
+    from rt_eeg.features import FeatureConfig
+
+    return train_from_store(
+        store,
+        out,
+        TrainConfig(**cfg),
+        feature_config=FeatureConfig(),
+        device="cpu",
+        log=lambda _: None,
+    )
+
+
 def train_twice(store, tmp_path, **cfg) -> list[dict]:
     """Two TINY trainings with the same config into ``tmp_path/a`` and ``tmp_path/b``: their
     manifests (a reproducibility check compares their weights)."""
-    from rt_eeg.features import FeatureConfig
-
-    return [
-        train_from_store(
-            store,
-            tmp_path / name,
-            TrainConfig(**cfg, **TINY),
-            feature_config=FeatureConfig(),
-            device="cpu",
-            log=lambda _: None,
-        )
-        for name in ("a", "b")
-    ]
+    return [fit(store, tmp_path / name, **cfg, **TINY) for name in ("a", "b")]
 
 
 def small_store(tmp_path_factory) -> tuple[FeatureStore, list[RecordingFeatures]]:
