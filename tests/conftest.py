@@ -91,3 +91,13 @@ def store_and_recs(tmp_path_factory):
     from train_helpers import small_store
 
     return small_store(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def qapp():
+    """The one QApplication of the Qt tests, offscreen (their modules skip a known-bad Qt binding
+    before they import Qt: ``monitor_helpers.pyqtgraph_or_skip``)."""
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    import pyqtgraph as pg
+
+    return pg.mkQApp("rt-eeg tests")

@@ -1,4 +1,4 @@
-"""The monitor: state model, rendering (pixel colours), staleness, feed robustness, CLI.
+"""The monitor: state model, rendering (pixel colours), staleness, feed robustness.
 
 Qt runs offscreen; one QApplication serves the whole session. Time is driven by an injected
 clock, never by sleeping.
@@ -6,22 +6,24 @@ clock, never by sleeping.
 
 from __future__ import annotations
 
-import os
-
-os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before anything imports Qt
-
-import json
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from monitor_helpers import (
+    SFREQ,
+    FakeClock,
+    between_channels,
+    eeg,
+    is_green,
+    is_grey,
+    is_red,
+    median_colour,
+    pixel,
+    pyqtgraph_or_skip,
+)
 
-from rt_eeg.io.annotations import Event as AnnEvent
-from rt_eeg.io.annotations import HypEpoch, write_csv_bi, write_hyp
-from rt_eeg.monitor import qt_binding_problem
+from rt_eeg.io.annotations import HypEpoch, write_hyp
 from rt_eeg.monitor.model import (
     BCKG,
     NA,
@@ -34,68 +36,8 @@ from rt_eeg.monitor.model import (
 )
 from rt_eeg.montage import TCP_22
 
-if qt_binding_problem():  # a known-bad binding aborts the interpreter: skip, loudly
-    pytest.skip(qt_binding_problem(), allow_module_level=True)
-pg = pytest.importorskip("pyqtgraph")
+pg = pyqtgraph_or_skip()
 zmq = pytest.importorskip("zmq")
-
-SFREQ = 250.0
-
-
-class FakeClock:
-    """Monotonic clock the test advances by hand."""
-
-    def __init__(self, t: float = 100.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture(scope="session")
-def qapp():
-    return pg.mkQApp("rt-eeg tests")
-
-
-def eeg(n_samples: int, n_channels: int, rng: np.random.Generator) -> np.ndarray:
-    """(n_samples, n_channels) float32 uV: 10 Hz rhythm plus noise, about 30 uV peak."""
-    t = np.arange(n_samples) / SFREQ
-    phase = rng.uniform(0, 2 * np.pi, n_channels)
-    x = 20 * np.sin(2 * np.pi * 10 * t[:, None] + phase) + rng.normal(0, 5, (n_samples, n_channels))
-    return x.astype(np.float32)
-
-
-def pixel(img, xy) -> tuple[int, int, int]:
-    c = img.pixelColor(int(xy[0]), int(xy[1]))
-    return c.red(), c.green(), c.blue()
-
-
-def median_colour(win, img, t0: float, t1: float, ys) -> np.ndarray:
-    """Median RGB over a grid of points in [t0, t1] x ys (plot coordinates)."""
-    pts = [
-        pixel(img, win.data_to_pixel(t, y)) for t in np.linspace(t0 + 0.1, t1 - 0.1, 9) for y in ys
-    ]
-    return np.median(np.array(pts, dtype=float), axis=0)
-
-
-def is_red(rgb) -> bool:
-    r, g, b = rgb
-    return r > g + 40 and r > b + 40
-
-
-def is_green(rgb) -> bool:
-    r, g, b = rgb
-    return g > r + 15 and g > b + 15
-
-
-def is_grey(rgb) -> bool:
-    r, g, b = rgb
-    return max(r, g, b) - min(r, g, b) < 12 and max(r, g, b) < 245
-
-
-def between_channels(win) -> list[float]:
-    """Plot y halfway between channel baselines (background, mostly free of trace)."""
-    return [win.channel_y(i) - 0.5 for i in range(0, win.n_channels - 1, 3)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -489,152 +431,3 @@ def test_feed_counts_malformed_messages_and_keeps_going(qapp, rng, tmp_path):
         pub.close(linger=0)
         ctx.term()
         win.close()
-
-
-# --------------------------------------------------------------------------------------------
-# command line
-
-
-def _write_signal(stem: Path, data: np.ndarray, ch: list[str]) -> None:
-    """The signal file format of INTERFACES.md, written directly."""
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    data.astype("<f4").tofile(f"{stem}.signal.f32")
-    meta = {"sfreq": SFREQ, "ch_names": ch, "n_samples": data.shape[0], "t0": 0.0, "units": "uV"}
-    Path(f"{stem}.signal.json").write_text(json.dumps(meta))
-
-
-def test_view_command_writes_screenshot(qapp, rng, tmp_path, capsys):
-    from pyqtgraph.Qt import QtGui
-
-    from rt_eeg.cli import main
-
-    ch = list(TCP_22)
-    data = eeg(int(40 * SFREQ), len(ch), rng)
-    _write_signal(tmp_path / "rec", data, ch)
-    epochs = [
-        HypEpoch(float(k), k + 1.0, "seiz" if 20 <= k < 30 else "bckg", 0.9) for k in range(40)
-    ]
-    write_hyp(tmp_path / "rec.hyp", epochs, 40.0)
-    write_csv_bi(tmp_path / "rec.csv_bi", [AnnEvent(19.0, 31.0, "fnsz")], 40.0)
-    png = tmp_path / "shots" / "view.png"
-    rc = main(
-        [
-            "view",
-            "--signal",
-            str(tmp_path / "rec.signal.f32"),
-            "--hyp",
-            str(tmp_path / "rec.hyp"),
-            "--events",
-            str(tmp_path / "rec.csv_bi"),
-            "--start",
-            "15",
-            "--screenshot",
-            str(png),
-        ]
-    )
-    assert rc == 0
-    img = QtGui.QImage(str(png))
-    assert img.width() > 800 and img.height() > 500
-    colours = np.array(
-        [pixel(img, (x, y)) for x in range(0, img.width(), 7) for y in range(0, img.height(), 7)]
-    )
-    red = (colours[:, 0] > 180) & (colours[:, 1] < 80) & (colours[:, 2] < 80)
-    assert red.mean() > 0.005  # the opaque red SEIZ strip is in the picture
-
-    bad = tmp_path / "bad.hyp"
-    bad.write_text(
-        "# version = rt_eeg_hyp_v1\n# duration = 2 secs\nstart_time,stop_time,label,confidence\n0,1,seiz,x\n"
-    )
-    rc = main(
-        [
-            "view",
-            "--signal",
-            str(tmp_path / "rec.signal.f32"),
-            "--hyp",
-            str(bad),
-            "--screenshot",
-            str(png),
-        ]
-    )
-    assert rc == 2
-    assert "bad.hyp" in capsys.readouterr().err
-
-
-def test_monitor_process_on_a_publisher(tmp_path, rng):
-    """`rt-eeg monitor` as its own process: receives frames, exits at end of stream."""
-    from rt_eeg.pipeline.messages import encode
-
-    ch = list(TCP_22)
-    ctx = zmq.Context()
-    endpoint = f"ipc://{tmp_path}/disp"
-    xpub = ctx.socket(zmq.XPUB)  # XPUB sees the subscriptions: no sleeping for slow joiners
-    xpub.setsockopt(zmq.LINGER, 0)
-    xpub.bind(endpoint)
-    png = tmp_path / "out" / "monitor.png"
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "rt_eeg.cli",
-            "monitor",
-            "--connect",
-            endpoint,
-            "--ch-names",
-            ",".join(ch),
-            "--screenshot",
-            str(png),
-            "--exit-on-eos",
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        topics = set()
-        deadline = time.monotonic() + 60
-        while topics != {b"signal", b"decision"}:
-            assert time.monotonic() < deadline and proc.poll() is None, "monitor never subscribed"
-            if xpub.poll(200):
-                msg = xpub.recv()
-                if msg[:1] == b"\x01":
-                    topics.add(msg[1:])
-        data = eeg(int(3 * SFREQ), len(ch), rng)
-        for k in range(30):
-            h = {
-                "kind": "data",
-                "stream": "source",
-                "seq": k,
-                "t0": k / 10,
-                "sfreq": SFREQ,
-                "ch_names": ch,
-                "t_emit": time.time(),
-            }
-            xpub.send_multipart(encode("signal", h, data[k * 25 : (k + 1) * 25]))
-        h = {
-            "kind": "data",
-            "stream": "post",
-            "seq": 0,
-            "t0": 1.0,
-            "start": 1.0,
-            "stop": 2.0,
-            "label": "seiz",
-            "confidence": 0.9,
-            "channels": ["T3-T5"],
-            "t_emit": time.time(),
-        }
-        xpub.send_multipart(encode("decision", h, np.zeros(22, np.float32)))
-        xpub.send_multipart(encode("signal", {"kind": "eos", "stream": "source", "seq": 30}))
-        xpub.send_multipart(encode("decision", {"kind": "eos", "stream": "post", "seq": 1}))
-        out, _ = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        xpub.close(linger=0)
-        ctx.term()
-    assert proc.returncode == 0, out.decode(errors="replace")
-    assert png.is_file() and png.stat().st_size > 10_000
-    stats = json.loads((png.parent / "monitor_stats.json").read_text())
-    assert stats["received"] == 30 and stats["dropped"] == 0 and stats["malformed"] == 0
-    assert stats["decisions"] == 1 and stats["eos"] == ["decision", "signal"]

@@ -4,11 +4,8 @@ state, a click on a tile, the grid for 32 beds, and the ``ward overview`` entry 
 
 from __future__ import annotations
 
-import os
-
-os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before anything imports Qt
-
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -18,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from monitor_helpers import FakeClock, pyqtgraph_or_skip
 
-from rt_eeg.monitor import qt_binding_problem
 from rt_eeg.ward.demo import demo_ward
 from rt_eeg.ward.overview_model import (
     BCKG_RGB,
@@ -32,9 +29,7 @@ from rt_eeg.ward.overview_model import (
 )
 from rt_eeg.ward.status import encode_status
 
-if qt_binding_problem():
-    pytest.skip(qt_binding_problem(), allow_module_level=True)
-pg = pytest.importorskip("pyqtgraph")
+pg = pyqtgraph_or_skip()
 zmq = pytest.importorskip("zmq")
 
 from rt_eeg.ward.overview import WardOverview  # noqa: E402
@@ -44,19 +39,6 @@ pytestmark = pytest.mark.timeout(60)
 ROOT = Path(__file__).resolve().parents[1]
 WALL = 1_763_906_400.0
 BANNER_RGB = (215, 25, 28)
-
-
-class FakeClock:
-    def __init__(self, t: float = 100.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture(scope="module")
-def qapp():
-    return pg.mkQApp("rt-eeg tests")
 
 
 @pytest.fixture
