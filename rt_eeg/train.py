@@ -63,6 +63,8 @@ from rt_eeg.train_data import (
     balanced_order,
     batches,
     context_scale,
+    dro_probe,
+    dro_shares,
     model_inputs,
     row_sources,
     seizure_weights,
@@ -70,6 +72,7 @@ from rt_eeg.train_data import (
 from rt_eeg.weight_average import TailAverage
 
 DATA_ORDER_FILE = "data_order.npy"
+DRO_PROBE = 2048  # probe rows a source and half for group DRO's losses (source_dro)
 
 
 # --------------------------------------------------------------------------- training
@@ -169,6 +172,12 @@ def train_from_store(
         log("balanced sources (seizure / background samples): " + ", ".join(
             f"{n} {c['seizure']} / {c['background']}" for n, c in source_counts.items()
         ))  # fmt: skip
+    shares, probes = None, None
+    if cfg.source_dro:  # group DRO: a fixed probe of each source's rows, equal shares to start
+        probe_rng = np.random.default_rng([cfg.seed, 5])
+        probes = tuple(dro_probe(probe_rng, r, s, len(names), DRO_PROBE)
+                       for r, s in ((pos, pos_src), (neg, neg_src)))  # fmt: skip
+        shares = np.full(len(names), 1.0 / len(names))
     minable_source = None
     if cfg.balance_mining and minable is not None:  # minable: a subset of neg, in its order
         minable_source = neg_src[np.isin(neg, minable)]
@@ -238,7 +247,9 @@ def train_from_store(
         tail = TailAverage() if cfg.average_epochs else None
         for epoch in range(cfg.epochs):
             averaging = tail is not None and epoch >= cfg.epochs - cfg.average_epochs
-            order = balanced_order(rng, pos, neg, cfg.samples_per_epoch, pos_weight, sources)
+            order = balanced_order(
+                rng, pos, neg, cfg.samples_per_epoch, pos_weight, sources, shares
+            )
             mined = {}
             if minable is not None and epoch > 0:  # the first epoch's model knows nothing yet
                 order, mined = mine_order(
@@ -269,11 +280,26 @@ def train_from_store(
             if epoch > 0:  # steady state: the first epoch includes tracing
                 steady[0] += len(order)
                 steady[1] += t_fit
+            dro = {}
+            if shares is not None:  # this epoch's shares, then the next epoch's from the probe
+                source_loss = _probe_losses(score, probes)
+                dro = {
+                    "source_shares": dict(zip(names, np.round(shares, 4).tolist(), strict=True)),
+                    "source_losses": dict(
+                        zip(names, np.round(source_loss, 4).tolist(), strict=True)
+                    ),
+                }
+                shares = dro_shares(shares, source_loss, cfg.source_dro)
+                log("group DRO: next epoch's source shares " + ", ".join(
+                    f"{n} {q:.3f} (loss {lo:.3f})"
+                    for n, q, lo in zip(names, shares, source_loss, strict=True)
+                ))  # fmt: skip
             scores = dev_scores(dev_labels, predict_dev())
             history.append(
                 {
                     "epoch": epoch + 1,
                     "train_loss": float(np.mean(losses)),
+                    **dro,
                     **({"stale_centres": n_stale} if cfg.stale_context > 0 else {}),
                     "seconds": round(t_fit, 3),
                     **({"hard_negatives": mined} if mined else {}),
@@ -426,6 +452,33 @@ def train_from_store(
     }
     write_json_atomic(out_dir / MANIFEST_FILE, manifest)
     return manifest
+
+
+def _probe_losses(score, probes) -> np.ndarray:
+    """Each source's balanced cross-entropy on its probe: the mean of its seizure rows' and its
+    background rows' mean BCE (one half alone where the source has no rows of the other).
+
+    Parameters
+    ----------
+    score : callable
+        Store rows -> P(seizure), shape (n,).
+    probes : (list of ndarray, list of ndarray)
+        Seizure and background probe rows, one array a source (:func:`dro_probe`).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_sources,)
+    """
+    eps = 1e-7
+    out = []
+    for pos_rows, neg_rows in zip(*probes, strict=True):
+        halves = []
+        if pos_rows.size:
+            halves.append(-np.mean(np.log(np.clip(score(pos_rows), eps, 1.0))))
+        if neg_rows.size:
+            halves.append(-np.mean(np.log(np.clip(1.0 - score(neg_rows), eps, 1.0))))
+        out.append(float(np.mean(halves)))
+    return np.asarray(out)
 
 
 def _background_focal_loss(tf, gamma: float):

@@ -129,6 +129,13 @@ class TrainConfig:
         from each source's minable background (:func:`rt_eeg.hard_negatives.balanced_candidates`)
         instead of from the whole pool, so every source's hardest background can be mined
         (no effect without mining).
+    source_dro : float
+        With ``balance_sources``: online group DRO over the sources (Sagawa et al. 2020, by
+        sampling). After every epoch each source's balanced cross-entropy on a fixed probe of its
+        own training rows multiplies its share of the next epoch's draws by ``exp(source_dro *
+        loss)`` (shares renormalised, none below half an equal share), so the generators the model
+        fits worst are drawn more; both halves follow the shares, mining is unchanged. 0 (off):
+        equal shares every epoch.
     keep : str
         ``'best'``: the weights of the epoch with the lowest dev loss (early stopping after
         ``patience``); ``'last'``: all ``epochs`` run and the final weights are kept (for a
@@ -207,6 +214,7 @@ class TrainConfig:
     balance_sources: tuple[str, ...] = ()
     balance_halves: str = "both"
     balance_mining: bool = False
+    source_dro: float = 0.0
     keep: str = "best"
     average_epochs: int = 0
     label_smoothing: float = 0.0
@@ -255,6 +263,12 @@ class TrainConfig:
             )
         if self.balance_mining and not self.balance_sources:
             raise RtEegError("balance_mining needs balance_sources (the sources to balance)")
+        if not 0.0 <= self.source_dro <= 20.0:
+            raise RtEegError(f"source_dro must be in [0, 20], got {self.source_dro}")
+        if self.source_dro and not self.balance_sources:
+            raise RtEegError("source_dro needs balance_sources (the sources to weigh)")
+        if self.source_dro and self.veto_called:
+            raise RtEegError("source_dro does not apply to veto training (veto_called)")
         if not 0 <= self.average_epochs <= self.epochs:
             raise RtEegError(
                 f"average_epochs must be in [0, epochs={self.epochs}], got {self.average_epochs}"

@@ -60,6 +60,7 @@ def balanced_order(
     samples_per_epoch: int,
     pos_weight: np.ndarray | None = None,
     sources: tuple[np.ndarray, np.ndarray] | None = None,
+    shares: np.ndarray | None = None,
 ) -> np.ndarray:
     """One epoch of sample rows: equal seizure and background counts, shuffled.
 
@@ -77,6 +78,9 @@ def balanced_order(
         each half is then split equally between the sources that have such rows
         (:func:`source_balanced_half`); None for the background: that half is drawn in
         proportion, as without sources.
+    shares : ndarray of float, shape (n_sources,), optional
+        With ``sources``: each source's fraction of a half (group DRO, :func:`dro_shares`)
+        instead of equal fractions.
 
     Returns
     -------
@@ -86,11 +90,11 @@ def balanced_order(
     """
     half = max(1, min(samples_per_epoch // 2, len(neg)))
     if sources is not None:
-        poss = source_balanced_half(rng, pos, sources[0], half, pos_weight)
+        poss = source_balanced_half(rng, pos, sources[0], half, pos_weight, shares)
         if sources[1] is None:
             negs = rng.choice(neg, half, replace=False)
         else:
-            negs = source_balanced_half(rng, neg, sources[1], half)
+            negs = source_balanced_half(rng, neg, sources[1], half, shares=shares)
         return rng.permutation(np.concatenate([poss, negs])).astype(np.int64)
     negs = rng.choice(neg, half, replace=False)
     poss = _draw(rng, pos, half, pos_weight)
@@ -112,8 +116,10 @@ def source_balanced_half(
     source: np.ndarray,
     k: int,
     weight: np.ndarray | None = None,
+    shares: np.ndarray | None = None,
 ) -> np.ndarray:
-    """``k`` rows split as equally as possible between the sources present in ``rows``.
+    """``k`` rows split as equally as possible between the sources present in ``rows`` (or in
+    proportion to ``shares``).
 
     Parameters
     ----------
@@ -124,6 +130,9 @@ def source_balanced_half(
     k : int
     weight : ndarray of float, shape (n,), optional
         Relative draw probability within a source (onset weighting).
+    shares : ndarray of float, shape (n_sources,), optional
+        Fraction of ``k`` for each source index (renormalised over the sources present; split
+        by :func:`weighted_shares`); None: equal.
 
     Returns
     -------
@@ -132,7 +141,10 @@ def source_balanced_half(
         as :func:`balanced_order` draws (a source with fewer rows than its share repeats them).
     """
     present = np.unique(source)
-    share = equal_shares(k, present.size)
+    if shares is None:
+        share = equal_shares(k, present.size)
+    else:
+        share = weighted_shares(k, np.asarray(shares, np.float64)[present])
     parts = []
     for s, n in zip(present, share, strict=True):
         sel = source == s
@@ -146,6 +158,58 @@ def equal_shares(k: int, n: int) -> np.ndarray:
     share = np.full(n, k // n, dtype=np.int64)
     share[: k % n] += 1
     return share
+
+
+def weighted_shares(k: int, fractions: np.ndarray) -> np.ndarray:
+    """``k`` split in proportion to ``fractions`` (largest remainders, ties to the first);
+    int64 shape (n,), summing to ``k``."""
+    exact = k * fractions / fractions.sum()
+    share = np.floor(exact).astype(np.int64)
+    share[np.argsort(-(exact - share), kind="stable")[: k - share.sum()]] += 1
+    return share
+
+
+def dro_shares(shares: np.ndarray, losses: np.ndarray, eta: float) -> np.ndarray:
+    """One online group-DRO step: ``shares * exp(eta * losses)``, renormalised, with no share
+    below half of an equal one.
+
+    Parameters
+    ----------
+    shares : ndarray of float, shape (n_sources,)
+        The current fractions (sum 1).
+    losses : ndarray of float, shape (n_sources,)
+        Each source's loss under the current model (balanced cross-entropy on its probe).
+    eta : float
+        Step size (``TrainConfig.source_dro``); 0 leaves the shares as they are.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_sources,), summing to 1
+    """
+    # subtracting the largest loss keeps exp() in range and changes nothing after renormalising
+    q = np.asarray(shares, np.float64) * np.exp(eta * (losses - np.max(losses)))
+    q /= q.sum()
+    floor = 0.5 / q.size
+    held = np.zeros(q.size, bool)
+    for _ in range(q.size):  # hold the sources below the floor at it, rescale the others
+        held |= q < floor
+        q[held] = floor
+        q[~held] *= (1.0 - floor * held.sum()) / q[~held].sum()
+        if not (q[~held] < floor).any():
+            break
+    return q
+
+
+def dro_probe(
+    rng: np.random.Generator, rows: np.ndarray, source: np.ndarray, n_sources: int, k: int
+) -> list[np.ndarray]:
+    """Up to ``k`` of ``rows`` for each source index (sorted; fixed for a whole training, so the
+    shares move with the model, not with the probe). List of int64 arrays, one a source."""
+    out = []
+    for s in range(n_sources):
+        own = rows[source == s]
+        out.append(np.sort(rng.choice(own, min(k, own.size), replace=False)).astype(np.int64))
+    return out
 
 
 def parse_sources(text: str) -> tuple[str, ...]:

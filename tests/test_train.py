@@ -378,3 +378,49 @@ def test_three_second_decoder_reads_only_the_last_3_s(store_and_recs, tmp_path):
     probs = Decoder(tmp_path / "a", device="cpu").predict_recording(recs[0].features)
     assert probs.shape == recs[0].labels.shape and np.isfinite(probs).all()
     assert parse_variants("frame_lstm_3s:context:3:0.5")[0][:2] == ("frame_lstm_3s", "context")
+
+
+def test_group_dro_draws_more_of_the_source_the_model_fits_worst(tmp_path):
+    """--source-dro: source B's seizures carry no pattern, so its probe loss stays above A's and
+    its share of the draws grows epoch by epoch; the draws follow the recorded shares, a seed
+    reproduces the weights, and the option needs sources."""
+    from rt_eeg.train_data import weighted_shares
+
+    rng = np.random.default_rng(11)
+    recs = [recording(rng, f"{s}/p{i}{s}_s001_t000.edf", "train") for s in "AB" for i in range(3)]
+    for r in recs[3:]:  # B: the seizure rows' features are fresh noise, nothing to learn
+        seiz = np.repeat(r.labels.max(axis=1) > 0, 10)
+        r.features[seiz] = rng.normal(0, 1, r.features[seiz].shape).astype(np.float32)
+    recs.append(recording(rng, "D/p9_s001_t000.edf", "dev"))
+    with StoreWriter(tmp_path / "s", N_FEAT, {"key": "test"}) as w:
+        for r in recs:
+            w.add(r)
+    store = FeatureStore(tmp_path / "s")
+    cfg = dict(TINY, seed=2, keep="last", epochs=4, learning_rate=0.03, balance_sources=("A", "B"))
+    runs = [fit(store, tmp_path / f"m{i}", source_dro=4.0, **cfg) for i in range(2)]
+    assert runs[0]["weights_sha256"] == runs[1]["weights_sha256"]
+    hist = runs[0]["history"]
+    shares = [h["source_shares"] for h in hist]
+    assert shares[0] == {"A": 0.5, "B": 0.5}  # the first epoch as without DRO
+    assert all(h["source_losses"]["B"] > h["source_losses"]["A"] for h in hist)
+    assert [s["B"] for s in shares] == sorted(s["B"] for s in shares) and shares[-1]["B"] > 0.6
+    # each epoch's seizure half is split between A and B by that epoch's shares
+    order = np.load(tmp_path / "m0" / "data_order.npy").astype(np.int64)
+    y = np.asarray(store.labels)
+    _, track, _ = store.track_epoch(order[-1])
+    from_b = store.track_recording[track] >= 3
+    seiz = y[order[-1]] == 1
+    want = weighted_shares(int(seiz.sum()), np.array([shares[-1]["A"], shares[-1]["B"]]))
+    assert int(from_b[seiz].sum()) == pytest.approx(want[1], abs=1)  # shares are rounded to 1e-4
+    plain = fit(store, tmp_path / "plain", **cfg)
+    assert "source_shares" not in plain["history"][0]
+    assert plain["weights_sha256"] != runs[0]["weights_sha256"]
+    with pytest.raises(RtEegError, match="source_dro needs balance_sources"):
+        TrainConfig(source_dro=1.0)
+    with pytest.raises(RtEegError, match="source_dro must be in"):
+        TrainConfig(source_dro=-1.0, balance_sources=("A", "B"))
+    with pytest.raises(RtEegError, match="source_dro does not apply to veto"):
+        TrainConfig(
+            source_dro=1.0, balance_sources=("A", "B"), arch="frame_lstm_veto",
+            normalisation="context_history", veto_called=0.5,
+        )  # fmt: skip

@@ -204,3 +204,38 @@ def test_source_balanced_order_splits_each_half_equally():
     w = np.where(pos < 10, 1.0, 0.0) + (pos_src > 0)
     half = source_balanced_half(np.random.default_rng(0), pos, pos_src, 90, w)
     assert set(half[pos_src[half] == 0].tolist()) <= set(range(10))
+
+
+def test_group_dro_shares_follow_the_losses_with_a_floor():
+    """The DRO step moves share to the sources with the higher loss, leaves equal losses (or
+    eta 0) where they were, keeps every share at or above half an equal one and sums to 1; the
+    draws of a half follow the shares exactly (largest remainders), equal shares as before."""
+    from rt_eeg.train_data import dro_shares, equal_shares, source_balanced_half, weighted_shares
+
+    q = np.full(4, 0.25)
+    np.testing.assert_allclose(dro_shares(q, np.full(4, 0.7), 3.0), q)
+    np.testing.assert_allclose(dro_shares(q, np.array([0.1, 0.2, 0.3, 0.9]), 0.0), q)
+    step = dro_shares(q, np.array([0.2, 0.3, 0.3, 0.6]), 2.0)
+    assert step[3] > step[1] == step[2] > step[0] and step.sum() == pytest.approx(1.0)
+    assert step[3] / step[0] == pytest.approx(np.exp(2.0 * 0.4))
+    # a large step: the worst source takes what the floor (0.125 each) leaves
+    big = dro_shares(q, np.array([0.1, 0.2, 0.3, 5.0]), 20.0)
+    np.testing.assert_allclose(big, [0.125, 0.125, 0.125, 0.625])
+    # repeated steps compound (online group DRO), never below the floor
+    q2 = q
+    for _ in range(5):
+        q2 = dro_shares(q2, np.array([0.2, 0.25, 0.3, 0.35]), 1.0)
+    assert np.all(np.diff(q2) > 0) and q2.min() >= 0.125 - 1e-12
+    for k, f in ((10, [0.1, 0.2, 0.7]), (7, [1.0, 1.0, 1.0]), (1000, [0.125, 0.125, 0.125, 0.625])):
+        share = weighted_shares(k, np.asarray(f))
+        assert share.sum() == k and np.all(np.abs(share - k * np.asarray(f) / sum(f)) < 1)
+    np.testing.assert_array_equal(weighted_shares(7, np.ones(3)), equal_shares(7, 3))
+    rows = np.arange(300)
+    src = np.repeat([0, 1, 2], 100)
+    half = source_balanced_half(np.random.default_rng(0), rows, src, 200, shares=[0.2, 0.2, 0.6])
+    assert np.bincount(src[half]).tolist() == [40, 40, 120]
+    # shares are indexed by source and renormalised over the sources present
+    part = source_balanced_half(
+        np.random.default_rng(0), rows[100:], src[100:], 90, shares=[0.5, 0.1, 0.2]
+    )
+    assert np.bincount(src[part], minlength=3).tolist() == [0, 30, 60]

@@ -140,6 +140,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "from each source's background (default: from all of it, in proportion)",
     )
     parser.add_argument(
+        "--source-dro",
+        type=float,
+        default=0.0,
+        metavar="ETA",
+        help="with --balance-sources: group DRO over the sources; after each epoch every "
+        "source's share of the next epoch's draws is multiplied by exp(ETA x its loss on a fixed "
+        "probe of its rows), none below half an equal share (default 0: equal shares)",
+    )
+    parser.add_argument(
         "--keep-variants",
         action="store_true",
         help="with several --arch variants: keep each variant's model under OUT/variants",
@@ -280,6 +289,7 @@ def run(args: argparse.Namespace) -> int:
         balance_sources=parse_sources(args.balance_sources) if args.balance_sources else (),
         balance_halves=args.balance_halves,
         balance_mining=args.balance_mining,
+        source_dro=args.source_dro,
         init_from=args.init_from,
         veto_called=args.veto_called,
     )
