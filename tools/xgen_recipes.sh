@@ -179,3 +179,7 @@ pair80() {  # SEED
   tune72 "$k"
   pair78 "$1"
 }
+# Pilot 81 (chooses nothing): K44 = K15's recipe with online group DRO over its five sources
+# (--source-dro 2), seed N (pair_od), against amendment 80's k15psNa
+k44() { k15x5 "$@" --source-dro 2; }  # OUT SEED [option...]
+pair81() { pair_od k44 "$1"; }  # SEED
