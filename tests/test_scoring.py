@@ -422,6 +422,14 @@ def _write_pair(folder: Path, name: str, ref_seiz, hyp_seiz, duration=100.0):
     write_csv_bi(folder / "hyp" / name, [Event(a, b, "seiz") for a, b in hyp_seiz], duration)
 
 
+def _score_lists(folder: Path, ref: str, hyp: str, *extra: str) -> int:
+    """``rt-eeg score`` on list files written with ``ref`` / ``hyp`` as their text: the exit code."""
+    (folder / "ref.list").write_text(ref)
+    (folder / "hyp.list").write_text(hyp)
+    argv = ["score", "--ref-list", str(folder / "ref.list"), "--hyp-list", str(folder / "hyp.list")]
+    return main([*argv, *extra])
+
+
 def test_read_file_list(tmp_path):
     (tmp_path / "sub").mkdir()
     lst = tmp_path / "sub" / "ref.list"
@@ -435,13 +443,15 @@ def test_read_file_list(tmp_path):
 def test_cli_json_and_out(tmp_path, capsys):
     _write_pair(tmp_path, "a.csv_bi", [(10, 20)], [(12, 18)])
     _write_pair(tmp_path, "b.csv_bi", [], [(50, 60)])
-    (tmp_path / "ref.list").write_text("ref/a.csv_bi\nref/b.csv_bi\n")
-    (tmp_path / "hyp.list").write_text("# hypotheses\nhyp/a.csv_bi\n\nhyp/b.csv_bi\n")
     out = tmp_path / "results"
-    code = main(
-        ["score", "--ref-list", str(tmp_path / "ref.list"), "--hyp-list",
-         str(tmp_path / "hyp.list"), "--json", "--out", str(out)]
-    )  # fmt: skip
+    code = _score_lists(
+        tmp_path,
+        "ref/a.csv_bi\nref/b.csv_bi\n",
+        "# hypotheses\nhyp/a.csv_bi\n\nhyp/b.csv_bi\n",
+        "--json",
+        "--out",
+        str(out),
+    )
     assert code == 0
     data = json.loads(capsys.readouterr().out)
     assert {"ovlp", "taes", "epoch", "szcore", "total_duration_s", "n_files"} <= set(data)
@@ -456,17 +466,7 @@ def test_cli_json_and_out(tmp_path, capsys):
 
 def test_cli_text_output(tmp_path, capsys):
     _write_pair(tmp_path, "a.csv_bi", [(10, 20)], [(10, 20)])
-    (tmp_path / "ref.list").write_text("ref/a.csv_bi\n")
-    (tmp_path / "hyp.list").write_text("hyp/a.csv_bi\n")
-    code = main(
-        [
-            "score",
-            "--ref-list",
-            str(tmp_path / "ref.list"),
-            "--hyp-list",
-            str(tmp_path / "hyp.list"),
-        ]
-    )
+    code = _score_lists(tmp_path, "ref/a.csv_bi\n", "hyp/a.csv_bi\n")
     assert code == 0
     text = capsys.readouterr().out
     assert "Sensitivity (TPR, Recall):     100.0000%" in text
@@ -474,17 +474,7 @@ def test_cli_text_output(tmp_path, capsys):
 
 def test_cli_mismatched_lists_exit_2(tmp_path, capsys):
     _write_pair(tmp_path, "a.csv_bi", [(10, 20)], [(10, 20)])
-    (tmp_path / "ref.list").write_text("ref/a.csv_bi\nref/a.csv_bi\n")
-    (tmp_path / "hyp.list").write_text("hyp/a.csv_bi\n")
-    code = main(
-        [
-            "score",
-            "--ref-list",
-            str(tmp_path / "ref.list"),
-            "--hyp-list",
-            str(tmp_path / "hyp.list"),
-        ]
-    )
+    code = _score_lists(tmp_path, "ref/a.csv_bi\nref/a.csv_bi\n", "hyp/a.csv_bi\n")
     assert code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
@@ -496,17 +486,7 @@ def test_cli_bad_file_names_it(tmp_path, capsys):
     _write_pair(tmp_path, "a.csv_bi", [(10, 20)], [(10, 20)])
     bad = tmp_path / "hyp" / "a.csv_bi"
     bad.write_text(bad.read_text() + "TERM,30.0000,20.0000,seiz,1.0000\n")
-    (tmp_path / "ref.list").write_text("ref/a.csv_bi\n")
-    (tmp_path / "hyp.list").write_text("hyp/a.csv_bi\n")
-    code = main(
-        [
-            "score",
-            "--ref-list",
-            str(tmp_path / "ref.list"),
-            "--hyp-list",
-            str(tmp_path / "hyp.list"),
-        ]
-    )
+    code = _score_lists(tmp_path, "ref/a.csv_bi\n", "hyp/a.csv_bi\n")
     assert code == 2
     err = capsys.readouterr().err
     assert f"{bad}: line 8: start time 30.0 is not before stop time 20.0" in err
