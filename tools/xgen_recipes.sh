@@ -152,8 +152,14 @@ tune72() {  # K...
 # K40 (amendment 75): K15's recipe with every seizure sample drawn with weight L**-0.5, L the
 # length of its seizure on that channel (--seizure-balance 0.5): short seizures drawn more often
 k40() { k15x5 "$@" --seizure-balance 0.5; }  # OUT SEED [option...]
-# RECIPE's seed N trained and judged (pair_c6), decoded on OD and its _sel5o point chosen
-pair_od() { pair_c6 "$1" "$2"; od72 "$1s$2a"; tune72 "$1s$2a"; }  # RECIPE SEED
+# K judged (judge_scored), decoded on OD and its _sel5o point chosen (amendment 72)
+judge_od() { judge_scored "$1"; od72 "$1"; tune72 "$1"; }  # K
+# RECIPE's seed N as RECIPEsNa, trained (unless done) and judge_od
+pair_od() {  # RECIPE SEED
+  local k=$1s${2}a
+  [ -f "$WORK/$k/manifest.json" ] || "$1" "$k" "$2"
+  judge_od "$k"
+}
 # Amendment 75: K40's seed N
 pair75() { pair_od k40 "$1"; }  # SEED
 # Pilot 77 (chooses nothing): K41 = K15's recipe with the decoder reading only the last 3 s of
@@ -174,9 +180,7 @@ pair79() { pair_od k43 "$1"; }  # SEED
 pair80() {  # SEED
   local k=k15ps${1}a
   [ -f "$WORK/$k/manifest.json" ] || k15x5 "$k" "$1"
-  judge_scored "$k"
-  od72 "$k"
-  tune72 "$k"
+  judge_od "$k"
   pair78 "$1"
 }
 # Pilot 81 (chooses nothing): K44 = K15's recipe with online group DRO over its five sources
