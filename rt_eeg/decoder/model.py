@@ -64,8 +64,9 @@ def build_model(
         ``'frame_lstm_veto'`` (two-half inputs, ``'context_history'``): ``'frame_lstm'``
         over the first half of the columns (the 7 s of frames; its layers are named as a
         ``'frame_lstm'``'s, so a trained one's weights load into them) times a veto v in
-        (0, 1) read from the second half (the 70 epoch means) by a :data:`VETO_UNITS`-unit LSTM and a sigmoid: P = P_7s x v, so the 70 s view can only
-        lower a probability, never raise one (it can still move a threshold crossing later).
+        (0, 1) read from the second half (the 70 epoch means) by a :data:`VETO_UNITS`-unit
+        LSTM and a sigmoid: P = P_7s x v, so the 70 s view can only lower a probability, never
+        raise one (it can still move a threshold crossing later).
         ``'epoch_lstm'``: the 10 x n_features block of each 1 s epoch is flattened and
         projected by a shared dense layer (tanh), then an LSTM runs over the 7 epochs (29 k
         parameters; twice as fast, but it overfits sooner). On a
