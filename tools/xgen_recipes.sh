@@ -187,3 +187,7 @@ pair80() {  # SEED
 # (--source-dro 2), seed N (pair_od), against amendment 80's k15psNa
 k44() { k15x5 "$@" --source-dro 2; }  # OUT SEED [option...]
 pair81() { pair_od k44 "$1"; }  # SEED
+# Pilot 82 (chooses nothing): K45 = K42's 8x samples an epoch with K39's background hinge
+# (--samples-per-epoch 524288 --background-hinge 0.99:1), seed N (pair_od), against k15psNa
+k45() { k42 "$@" --background-hinge 0.99:1; }  # OUT SEED [option...]
+pair82() { pair_od k45 "$1"; }  # SEED
