@@ -235,7 +235,7 @@ def train_from_store(
         infer = make_infer(model, dev_name)
 
         # P(seizure) of the current model for store rows (hard-negative mining)
-        score = _row_scorer(infer, store, cfg.normalisation, scale)
+        score = row_scorer(infer, store, cfg.normalisation, scale)
 
         def predict_dev() -> np.ndarray:
             return np.concatenate([infer(dev_x[i : i + 8192]) for i in range(0, len(dev_x), 8192)])
@@ -282,7 +282,7 @@ def train_from_store(
                 steady[1] += t_fit
             dro = {}
             if shares is not None:  # this epoch's shares, then the next epoch's from the probe
-                source_loss = _probe_losses(score, probes)
+                source_loss = probe_losses(score, probes)
                 dro = {
                     "source_shares": dict(zip(names, np.round(shares, 4).tolist(), strict=True)),
                     "source_losses": dict(
@@ -454,7 +454,7 @@ def train_from_store(
     return manifest
 
 
-def _probe_losses(score, probes) -> np.ndarray:
+def probe_losses(score, probes) -> np.ndarray:
     """Each source's balanced cross-entropy on its probe: the mean of its seizure rows' and its
     background rows' mean BCE (one half alone where the source has no rows of the other).
 
@@ -469,15 +469,12 @@ def _probe_losses(score, probes) -> np.ndarray:
     -------
     ndarray of float64, shape (n_sources,)
     """
-    eps = 1e-7
     out = []
     for pos_rows, neg_rows in zip(*probes, strict=True):
-        halves = []
-        if pos_rows.size:
-            halves.append(-np.mean(np.log(np.clip(score(pos_rows), eps, 1.0))))
-        if neg_rows.size:
-            halves.append(-np.mean(np.log(np.clip(1.0 - score(neg_rows), eps, 1.0))))
-        out.append(float(np.mean(halves)))
+        # Scored a half at a time, as the probe is drawn; dev_scores balances the two halves.
+        p = np.concatenate([np.empty(0)] + [score(r) for r in (pos_rows, neg_rows) if len(r)])
+        y = np.repeat([1.0, 0.0], [len(pos_rows), len(neg_rows)])
+        out.append(dev_scores(y, p)["balanced_bce"])
     return np.asarray(out)
 
 
@@ -534,10 +531,10 @@ def _seven_second_score(model, store: FeatureStore, scale, units: int, device: s
     seven = build_model("frame_lstm", n_features=store.n_features, units=units)
     for name in SEVEN_SECOND_LAYERS:
         seven.get_layer(name).set_weights(model.get_layer(name).get_weights())
-    return _row_scorer(make_infer(seven, device), store, "context", scale)
+    return row_scorer(make_infer(seven, device), store, "context", scale)
 
 
-def _row_scorer(infer, store: FeatureStore, norm: str, scale, chunk: int = 8192):
+def row_scorer(infer, store: FeatureStore, norm: str, scale, chunk: int = 8192):
     """``rows -> P(seizure)`` of ``infer`` on the store rows' inputs, ``chunk`` rows a call,
     shape ``(len(rows),)``."""
 

@@ -46,7 +46,7 @@ def source_losses(store_dir: str, sources: str, seed: int, models: list[str]) ->
 
     from rt_eeg.decoder import make_infer
     from rt_eeg.store import FeatureStore
-    from rt_eeg.train import DRO_PROBE, _probe_losses, _row_scorer
+    from rt_eeg.train import DRO_PROBE, probe_losses, row_scorer
     from rt_eeg.train_data import dro_probe, parse_sources, row_sources
 
     store = FeatureStore(store_dir)
@@ -67,8 +67,8 @@ def source_losses(store_dir: str, sources: str, seed: int, models: list[str]) ->
             raise RtEegError("not a context-normalised model (no feature scale)", folder)
         scale = np.asarray(dec["context"]["feature_scale"], np.float32)
         model = keras.saving.load_model(Path(folder) / "model.keras", compile=False)
-        score = _row_scorer(make_infer(model), store, dec["normalisation"], scale)
-        losses = _probe_losses(score, probes)
+        score = row_scorer(make_infer(model), store, dec["normalisation"], scale)
+        losses = probe_losses(score, probes)
         out[str(folder)] = {n: round(float(v), 4) for n, v in zip(names, losses, strict=True)}
     return out
 
