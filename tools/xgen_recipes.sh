@@ -191,3 +191,5 @@ pair81() { pair_od k44 "$1"; }  # SEED
 # (--samples-per-epoch 524288 --background-hinge 0.99:1), seed N (pair_od), against k15psNa
 k45() { k42 "$@" --background-hinge 0.99:1; }  # OUT SEED [option...]
 pair82() { pair_od k45 "$1"; }  # SEED
+# Pilot 83 (chooses nothing): K39 (the background hinge) on the fresh seed N (pair_od), against k15psNa
+pair83() { pair_od k39 "$1"; }  # SEED
