@@ -193,3 +193,7 @@ k45() { k42 "$@" --background-hinge 0.99:1; }  # OUT SEED [option...]
 pair82() { pair_od k45 "$1"; }  # SEED
 # Pilot 83 (chooses nothing): K39 (the background hinge) on the fresh seed N (pair_od), against k15psNa
 pair83() { pair_od k39 "$1"; }  # SEED
+# Pilot 84 (chooses nothing): K46 = K37's corpus (AN, the wide alpha field, inside our simulator's
+# source; an63 first) with K42's 8x samples an epoch, seed N (pair_od), against k15psNa
+k46() { k37 "$@" --samples-per-epoch 524288; }  # OUT SEED [option...]
+pair84() { pair_od k46 "$1"; }  # SEED

@@ -116,3 +116,5 @@ pilot81() { RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K15C12 RULE_SUF=_sel5o rule
 pilot82() { RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K15C12 RULE_SUF=_sel5o rule_k15c6 K45 k45; }
 # Pilot 83: K39 against K15 on seeds 12 and 13 (RULE_SEEDS to change) at the _sel5o points
 pilot83() { RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K15C12 RULE_SUF=_sel5o rule_k15c6 K39 k39; }
+# Pilot 84: K46 against K15 on seeds 12 and 13 (RULE_SEEDS to change) at the _sel5o points
+pilot84() { RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K15C12 RULE_SUF=_sel5o rule_k15c6 K46 k46; }
