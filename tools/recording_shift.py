@@ -42,21 +42,17 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from family_scores import recording_scores  # noqa: E402  (tools/, beside this file)
-from operating_point import _spec  # noqa: E402
+from operating_point import _spec  # noqa: E402  (tools/, beside this file)
 from postprocess_candidates import load_corpus  # noqa: E402
 
+from rt_eeg.cross_channel import _logit  # noqa: E402
 from rt_eeg.dev_metrics import roc_auc  # noqa: E402
 from rt_eeg.errors import RtEegError  # noqa: E402
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
+from rt_eeg.postprocess import PostprocessConfig, score_series  # noqa: E402
 
 SHIFTS = ("absolute", "oracle_minus_median", "oracle_minus_q99", "causal_minus_q99")
 CAUSAL_WINDOW, CAUSAL_LAG, CAUSAL_WARM = 600, 30, 60
-
-
-def _logit(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, 1e-7, 1 - 1e-7)
-    return np.log(p / (1 - p))
 
 
 def recording_logits(stored: dict, ann, top_k: int, smooth: int = 2) -> tuple[dict, np.ndarray]:
@@ -69,11 +65,12 @@ def recording_logits(stored: dict, ann, top_k: int, smooth: int = 2) -> tuple[di
     seizure : ndarray of bool, shape (n_epochs,)
         Epochs overlapping a reference seizure.
     """
-    probs = np.asarray(stored["probs"], np.float64)
-    kernel = np.ones(smooth) / smooth  # the postprocessor's causal per-channel moving average
-    sm = np.stack([np.convolve(c, kernel)[: len(c)] for c in probs.T], axis=1)
-    sm[: smooth - 1] = np.cumsum(probs[: smooth - 1], axis=0) / np.arange(1, smooth)[:, None]
-    x = _logit(recording_scores(sm, top_k))
+    # the postprocessor's own score: channels averaged over the last `smooth` epochs, top-k mean
+    cfg = PostprocessConfig(top_k=top_k, top_k_reduced=top_k, smooth_epochs=smooth)
+    series = score_series(stored["epoch_starts"], stored["probs"], stored["ch_names"], cfg)
+    if series is None:
+        raise RtEegError("recording_shift: a decode with a gap (epochs not contiguous)")
+    x = _logit(series[1])
     starts = np.asarray(stored["epoch_starts"], np.float64)
     seizure = np.zeros(len(x), bool)
     for e in ann.term_events:

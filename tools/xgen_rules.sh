@@ -108,13 +108,15 @@ pilot78() { RULE_SUF=_sel5o rule_k15c6 K42 k42; }
 # Pilot 79: the same comparison, K43 (half the samples an epoch) against K15 on the seeds trained
 # (RULE_SEEDS) at their _sel5o points -> recipe_k43_vs_k15c6_paired_sel5o_detf.json (chooses nothing)
 pilot79() { RULE_SUF=_sel5o rule_k15c6 K43 k43; }
+# Amendment 75's comparison of LABEL's seeds (PREFIXsNa) against K15's fresh seeds k15psNa at the
+# _sel5o points, N in RULE_SEEDS (default: DEFAULT_SEEDS)
+rule_k15c12() {  # LABEL PREFIX DEFAULT_SEEDS
+  RULE_SEEDS=${RULE_SEEDS:-$3} RULE_TAG=K15C12 RULE_SUF=_sel5o rule_k15c6 "$1" "$2"
+}
 # Amendment 80: K42 against K15 on the fresh seeds 12-17 (RULE_SEEDS: the pairs finished so far)
-rule80() { RULE_SEEDS=${RULE_SEEDS:-12 13 14 15 16 17} RULE_TAG=K15C12 RULE_SUF=_sel5o rule_k15c6 K42 k42; }
-# Pilot 81: K44 against K15 on seeds 12 and 13 (RULE_SEEDS to change) at the _sel5o points
-pilot81() { RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K15C12 RULE_SUF=_sel5o rule_k15c6 K44 k44; }
-# Pilot 82: K45 against K15 on seeds 12 and 13 (RULE_SEEDS to change) at the _sel5o points
-pilot82() { RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K15C12 RULE_SUF=_sel5o rule_k15c6 K45 k45; }
-# Pilot 83: K39 against K15 on seeds 12 and 13 (RULE_SEEDS to change) at the _sel5o points
-pilot83() { RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K15C12 RULE_SUF=_sel5o rule_k15c6 K39 k39; }
-# Pilot 84: K46 against K15 on seeds 12 and 13 (RULE_SEEDS to change) at the _sel5o points
-pilot84() { RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K15C12 RULE_SUF=_sel5o rule_k15c6 K46 k46; }
+rule80() { rule_k15c12 K42 k42 "12 13 14 15 16 17"; }
+# Pilots 81-84: K44, K45, K39 and K46 against K15 on seeds 12 and 13
+pilot81() { rule_k15c12 K44 k44 "12 13"; }
+pilot82() { rule_k15c12 K45 k45 "12 13"; }
+pilot83() { rule_k15c12 K39 k39 "12 13"; }
+pilot84() { rule_k15c12 K46 k46 "12 13"; }
