@@ -197,3 +197,11 @@ pair83() { pair_od k39 "$1"; }  # SEED
 # source; an63 first) with K42's 8x samples an epoch, seed N (pair_od), against k15psNa
 k46() { k37 "$@" --samples-per-epoch 524288; }  # OUT SEED [option...]
 pair84() { pair_od k46 "$1"; }  # SEED
+# Pilot 85 (chooses nothing): K47 = K39 with the hinge's weight 4 (--background-hinge 0.99:4),
+# seed N (pair_od), against k15psNa
+k47() { k15x5 "$@" --background-hinge 0.99:4; }  # OUT SEED [option...]
+pair85() { pair_od k47 "$1"; }  # SEED
+# Pilot 86 (chooses nothing): K48 = K39 plus stale centres at 0.25 (amendment 19's option),
+# seed N (pair_od), against k15psNa
+k48() { k39 "$@" --stale-context 0.25; }  # OUT SEED [option...]
+pair86() { pair_od k48 "$1"; }  # SEED

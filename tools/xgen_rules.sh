@@ -120,3 +120,6 @@ pilot81() { rule_k15c12 K44 k44 "12 13"; }
 pilot82() { rule_k15c12 K45 k45 "12 13"; }
 pilot83() { rule_k15c12 K39 k39 "12 13"; }
 pilot84() { rule_k15c12 K46 k46 "12 13"; }
+# Pilots 85-86: K47 (hinge weight 4) and K48 (K39 + stale centres) against K15 on seeds 12 and 13
+pilot85() { rule_k15c12 K47 k47 "12 13"; }
+pilot86() { rule_k15c12 K48 k48 "12 13"; }
