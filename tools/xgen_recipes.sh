@@ -205,3 +205,11 @@ pair85() { pair_od k47 "$1"; }  # SEED
 # seed N (pair_od), against k15psNa
 k48() { k39 "$@" --stale-context 0.25; }  # OUT SEED [option...]
 pair86() { pair_od k48 "$1"; }  # SEED
+# Pilot 83's extension (chooses nothing): K15's seed N as k15psNa (trained unless done, judge_od),
+# then K39's seed N (pair83)
+pair87() {  # SEED
+  local k=k15ps${1}a
+  [ -f "$WORK/$k/manifest.json" ] || k15x5 "$k" "$1"
+  judge_od "$k"
+  pair83 "$1"
+}
