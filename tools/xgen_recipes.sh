@@ -175,14 +175,15 @@ pair78() { pair_od k42 "$1"; }  # SEED
 # (--samples-per-epoch 32768, 6 epochs), seed N (pair_od)
 k43() { k15x5 "$@" --samples-per-epoch 32768; }  # OUT SEED [option...]
 pair79() { pair_od k43 "$1"; }  # SEED
-# Amendment 80: K15's seed N (k15psNa) and K42's (k42sNa) on the same machine, each trained,
-# judged, decoded on OD and its _sel5o point chosen; seeds 12-17 (then rule80)
-pair80() {  # SEED
+# K15's seed N as k15psNa, trained unless done, and judge_od (the K15 side of a fresh pair)
+k15_partner() {  # SEED
   local k=k15ps${1}a
   [ -f "$WORK/$k/manifest.json" ] || k15x5 "$k" "$1"
   judge_od "$k"
-  pair78 "$1"
 }
+# Amendment 80: K15's seed N (k15psNa) and K42's (k42sNa) on the same machine, each trained,
+# judged, decoded on OD and its _sel5o point chosen; seeds 12-17 (then rule80)
+pair80() { k15_partner "$1"; pair78 "$1"; }  # SEED
 # Pilot 81 (chooses nothing): K44 = K15's recipe with online group DRO over its five sources
 # (--source-dro 2), seed N (pair_od), against amendment 80's k15psNa
 k44() { k15x5 "$@" --source-dro 2; }  # OUT SEED [option...]
@@ -207,9 +208,4 @@ k48() { k39 "$@" --stale-context 0.25; }  # OUT SEED [option...]
 pair86() { pair_od k48 "$1"; }  # SEED
 # Pilot 83's extension (chooses nothing): K15's seed N as k15psNa (trained unless done, judge_od),
 # then K39's seed N (pair83)
-pair87() {  # SEED
-  local k=k15ps${1}a
-  [ -f "$WORK/$k/manifest.json" ] || k15x5 "$k" "$1"
-  judge_od "$k"
-  pair83 "$1"
-}
+pair87() { k15_partner "$1"; pair83 "$1"; }  # SEED
