@@ -80,11 +80,12 @@ paired6f_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
 # disabled) -> recipe_label_vs_k15c6_paired_sel5f_detf.json (RULE_SUF: other points' files,
 # amendment 70's _sel5b; RULE_SEEDS and RULE_TAG: other seeds N and the reference's tag, e.g.
 # RULE_SEEDS="12 13 14 15 16 17" RULE_TAG=K15C12 for fresh seeds). Both sides are named by seed:
-# the reference k15psNa, the candidate PREFIXsNa.
+# the reference k15psNa, the candidate PREFIXsNa. RULE_OUT: a suffix for the output's name (e.g.
+# _s12-14 when a pilot is read on more seeds than it first was).
 rule_k15c6() {  # LABEL PREFIX
   local -a seeds=(${RULE_SEEDS:-6 7 8 9 10 11})
   PAIRED_REF="$(printf 'k15ps%sa ' "${seeds[@]}")" PAIRED_TAG=${RULE_TAG:-K15C6} \
-    PAIRED_RULE="--paired-means=-2:6.4:1:99:0:99" SUF=${RULE_SUF:-_sel5f} OUT_SUF=_detf \
+    PAIRED_RULE="--paired-means=-2:6.4:1:99:0:99" SUF=${RULE_SUF:-_sel5f} OUT_SUF=_detf${RULE_OUT:-} \
     PAIRED_EXTRA="--det-max-flag-ratio 2" paired_vs_k15r "$1" $(printf "$2s%sa " "${seeds[@]}")
 }
 rule64() { rule_k15c6 K37C k37; }
