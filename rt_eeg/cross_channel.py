@@ -39,7 +39,8 @@ MAX_EPOCHS, MAX_TOP_M, MAX_HIDDEN = 64, 32, 256
 _KEYS = ("epochs", "top_m", "hidden", "w1", "b1", "w2", "b2", "trained_on")
 
 
-def _logit(p: np.ndarray) -> np.ndarray:
+def logit(p: np.ndarray) -> np.ndarray:
+    """Logit of probabilities, clipped to ``[PROB_CLIP, 1 - PROB_CLIP]`` so 0 and 1 stay finite."""
     p = np.clip(p, PROB_CLIP, 1.0 - PROB_CLIP)
     return np.log(p) - np.log1p(-p)
 
@@ -65,7 +66,7 @@ def epoch_features(smoothed: np.ndarray, top_m: int) -> np.ndarray:
         top = np.r_[top, np.zeros(top_m - len(top))]
     frac = float(np.count_nonzero(p >= 0.5)) / max(len(p), 1)
     mean = float(np.mean(p)) if len(p) else 0.0
-    return np.r_[_logit(top), frac, _logit(np.array([mean]))]
+    return np.r_[logit(top), frac, logit(np.array([mean]))]
 
 
 def _floats(value, key: str, shape: tuple[int, ...]) -> tuple:

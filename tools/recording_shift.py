@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 from operating_point import _spec  # noqa: E402  (tools/, beside this file)
 from postprocess_candidates import load_corpus  # noqa: E402
 
-from rt_eeg.cross_channel import _logit  # noqa: E402
+from rt_eeg.cross_channel import logit  # noqa: E402
 from rt_eeg.dev_metrics import roc_auc  # noqa: E402
 from rt_eeg.errors import RtEegError  # noqa: E402
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
@@ -70,7 +70,7 @@ def recording_logits(stored: dict, ann, top_k: int, smooth: int = 2) -> tuple[di
     series = score_series(stored["epoch_starts"], stored["probs"], stored["ch_names"], cfg)
     if series is None:
         raise RtEegError("recording_shift: a decode with a gap (epochs not contiguous)")
-    x = _logit(series[1])
+    x = logit(series[1])
     starts = np.asarray(stored["epoch_starts"], np.float64)
     seizure = np.zeros(len(x), bool)
     for e in ann.term_events:

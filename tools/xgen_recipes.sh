@@ -154,9 +154,9 @@ tune72() {  # K...
 k40() { k15x5 "$@" --seizure-balance 0.5; }  # OUT SEED [option...]
 # K judged (judge_scored), decoded on OD and its _sel5o point chosen (amendment 72)
 judge_od() { judge_scored "$1"; od72 "$1"; tune72 "$1"; }  # K
-# RECIPE's seed N as RECIPEsNa, trained (unless done) and judge_od
-pair_od() {  # RECIPE SEED
-  local k=$1s${2}a
+# RECIPE's seed N as RECIPEsNa (or NAME), trained (unless done) and judge_od
+pair_od() {  # RECIPE SEED [NAME]
+  local k=${3:-$1s${2}a}
   [ -f "$WORK/$k/manifest.json" ] || "$1" "$k" "$2"
   judge_od "$k"
 }
@@ -176,11 +176,7 @@ pair78() { pair_od k42 "$1"; }  # SEED
 k43() { k15x5 "$@" --samples-per-epoch 32768; }  # OUT SEED [option...]
 pair79() { pair_od k43 "$1"; }  # SEED
 # K15's seed N as k15psNa, trained unless done, and judge_od (the K15 side of a fresh pair)
-k15_partner() {  # SEED
-  local k=k15ps${1}a
-  [ -f "$WORK/$k/manifest.json" ] || k15x5 "$k" "$1"
-  judge_od "$k"
-}
+k15_partner() { pair_od k15x5 "$1" "k15ps${1}a"; }  # SEED
 # Amendment 80: K15's seed N (k15psNa) and K42's (k42sNa) on the same machine, each trained,
 # judged, decoded on OD and its _sel5o point chosen; seeds 12-17 (then rule80)
 pair80() { k15_partner "$1"; pair78 "$1"; }  # SEED
