@@ -56,6 +56,7 @@ import numpy as np
 
 from rt_eeg.cross_channel import CrossChannelConfig, CrossChannelScorer
 from rt_eeg.io.annotations import Event, HypEpoch
+from rt_eeg.pairwise import MAX_N, pairwise_rows
 
 
 @dataclass(frozen=True)
@@ -486,10 +487,28 @@ def score_series(
     step = post.cfg.epoch_s
     if post.scorer is not None or (starts.size > 1 and np.abs(np.diff(starts) - step).max() > 1e-6):
         return None
-    recents = np.empty((len(starts), len(post.ch_names)), np.float64)
-    scores = np.empty(len(starts), np.float64)
-    for i, p in enumerate(probs):
-        recents[i], scores[i] = post._score(np.asarray(p, dtype=np.float64))
+    if post.k > MAX_N:  # beyond the reproduced summation: epoch by epoch
+        pairs = [post._score(np.asarray(q, dtype=np.float64)) for q in probs]
+        return np.array([q[0] for q in pairs]), np.array([q[1] for q in pairs], np.float64)
+    # the per-epoch arithmetic of Postprocessor._score, for all epochs at once and bit for bit
+    # (tested): np.mean over the history's rows adds them in order (an axis-0 reduction), the
+    # top-k mean is numpy's pairwise sum of the k largest (rt_eeg.pairwise)
+    p = np.asarray(probs, dtype=np.float64).reshape(len(starts), len(post.ch_names))
+    n, m = len(p), max(1, min(post.cfg.smooth_epochs, post.cfg.buffer_epochs))
+    recents = np.empty_like(p)
+    for i in range(min(n, m - 1)):  # the first epochs average fewer rows
+        acc = p[0].copy()
+        for r in p[1 : i + 1]:
+            acc = acc + r
+        recents[i] = acc / (i + 1)
+    if n >= m:
+        acc = p[: n - m + 1].copy()
+        for j in range(1, m):
+            acc = acc + p[j : j + n - m + 1]
+        recents[m - 1 :] = acc / m
+    order = np.argsort(-recents, axis=1, kind="stable")[:, : post.k]
+    top = np.take_along_axis(recents, order, axis=1)
+    scores = pairwise_rows([top[:, j] for j in range(post.k)]) / post.k
     return recents, scores
 
 

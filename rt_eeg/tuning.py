@@ -34,6 +34,8 @@ from rt_eeg.postprocess import (
     score_key,
     score_series,
 )
+from rt_eeg.scored_events import scored_events
+from rt_eeg.scored_events import supports as supports_bulk
 
 
 def ovlp_for(cfg: PostprocessConfig, refs: list, stored: list[dict]) -> dict:
@@ -44,8 +46,7 @@ def ovlp_for(cfg: PostprocessConfig, refs: list, stored: list[dict]) -> dict:
     total = flagged = ref_seiz = 0.0
     lat: list[float] = []
     for ref_events, s in zip(refs, stored, strict=True):
-        dec = complete_decisions(_decisions(cfg, s), s["duration"])
-        hyp = prepare_events(Annotation(None, decisions_to_events(dec), s["duration"]))
+        hyp = prepare_events(Annotation(None, events_for(cfg, s), s["duration"]))
         c = ovlp_counts(ref_events, hyp)["seiz"]
         hits, targets, fas = hits + c["hits"], targets + c["targets"], fas + c["false_alarms"]
         total += ref_events[-1].stop
@@ -151,19 +152,43 @@ def tune(
 _TRIAL_POOL: tuple = ()  # (refs, stored) of a grid search, inherited by forked workers
 
 
-def _decisions(cfg: PostprocessConfig, s: dict) -> list:
-    """:func:`postprocess_recording` of a stored run, its score series computed once per
-    :func:`score_key` and kept in ``s`` (a grid varies the thresholds far more than what the
-    scores depend on; the decisions are the same, tested)."""
-    if cfg.cross_channel is not None:  # its scorer has state of its own: the plain path
-        return postprocess_recording(s["epoch_starts"], s["probs"], s["ch_names"], cfg)
+#: Whether :func:`ovlp_for` takes :mod:`rt_eeg.scored_events`'s bulk path where it applies
+#: (the same events, tested; False: the per-epoch postprocessor, for benchmarks and tests).
+BULK_EVENTS = True
+
+
+def _series(cfg: PostprocessConfig, s: dict):
+    """The stored run's :func:`score_series` for ``cfg``, computed once per :func:`score_key`
+    and kept in ``s`` (a grid varies the thresholds far more than what the scores depend on);
+    None where there is none (a learned cross-channel scorer, epochs with a gap)."""
+    if cfg.cross_channel is not None:  # its scorer has state of its own
+        return None
     key = score_key(cfg, s["ch_names"])
     cache = s.setdefault("_score_series", {})
     if key not in cache:
         cache[key] = score_series(s["epoch_starts"], s["probs"], s["ch_names"], cfg)
-    if cache[key] is None:  # epochs with a gap: the plain path
+    return cache[key]
+
+
+def _decisions(cfg: PostprocessConfig, s: dict) -> list:
+    """:func:`postprocess_recording` of a stored run, from its shared score series where it
+    has one (:func:`_series`; the decisions are the same, tested)."""
+    series = _series(cfg, s)
+    if series is None:  # the plain path
         return postprocess_recording(s["epoch_starts"], s["probs"], s["ch_names"], cfg)
-    return postprocess_scored(s["epoch_starts"], cache[key], s["ch_names"], cfg)
+    return postprocess_scored(s["epoch_starts"], series, s["ch_names"], cfg)
+
+
+def events_for(cfg: PostprocessConfig, s: dict) -> list:
+    """The TERM seizure events the postprocessor gives a stored run under ``cfg``: in bulk
+    (:func:`rt_eeg.scored_events.scored_events`) where that applies, else epoch by epoch."""
+    if BULK_EVENTS and supports_bulk(cfg):
+        series = _series(cfg, s)
+        if series is not None:
+            events = scored_events(s["epoch_starts"], series[1], s["duration"], cfg)
+            if events is not None:
+                return events
+    return decisions_to_events(complete_decisions(_decisions(cfg, s), s["duration"]))
 
 
 def _pooled_trial(cfg: PostprocessConfig) -> dict:

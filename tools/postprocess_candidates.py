@@ -41,14 +41,9 @@ from rt_eeg.evaluate import onset_latencies
 from rt_eeg.features import FeatureConfig
 from rt_eeg.io.annotations import Annotation, read_csv_bi
 from rt_eeg.io.atomic import write_json_atomic, write_text_atomic
-from rt_eeg.postprocess import (
-    PostprocessConfig,
-    complete_decisions,
-    decisions_to_events,
-    postprocess_recording,
-)
+from rt_eeg.postprocess import PostprocessConfig
 from rt_eeg.scoring.nedc import prepare_events
-from rt_eeg.tuning import default_grid, ovlp_for, tune
+from rt_eeg.tuning import default_grid, events_for, ovlp_for, tune
 
 
 def load_corpus(list_path: str, eval_dir: str) -> tuple[list, list, list]:
@@ -92,10 +87,8 @@ def full_figures(cfg: PostprocessConfig, anns, refs, stored) -> dict:
     fig = ovlp_for(cfg, refs, stored)
     pairs = []
     for ann, s in zip(anns, stored, strict=True):
-        dec = complete_decisions(
-            postprocess_recording(s["epoch_starts"], s["probs"], s["ch_names"], cfg), s["duration"]
-        )
-        pairs.append((ann, Annotation(None, decisions_to_events(dec), s["duration"])))
+        # the same events as the postprocessor's epoch-by-epoch decisions (rt_eeg.tuning)
+        pairs.append((ann, Annotation(None, events_for(cfg, s), s["duration"])))
     lat = onset_latencies(pairs, FeatureConfig().delay_s)
     return fig | {
         "onset_latency_median_s": round(float(np.median(lat)), 3) if lat else None,

@@ -1,0 +1,167 @@
+"""The postprocessor's seizure events of a whole recording, computed in bulk (the tuner's path).
+
+A grid search (:mod:`rt_eeg.tuning`) scores hundreds of postprocess configurations on every
+recording's stored score series. :func:`rt_eeg.postprocess.postprocess_scored` decides one
+epoch at a time (the online object, run offline), about 5 us an epoch and configuration, and
+that loop was most of a SELECT v2 judgement's tuning time (7.5 min of a model's 23 here).
+
+For the configurations a grid searches, everything the state machine reads but its own state
+is a function of the score series alone: the run of epochs at or above ``threshold_on``, the
+rise within ``rise_epochs``, and the mean over the last ``offset_epochs``. Those are computed
+here as arrays; the state machine then only jumps from one onset to the next offset, a step per
+event. The result is **the very list of events** that
+``decisions_to_events(complete_decisions(postprocess_scored(...), duration))`` gives, bit for
+bit (tests compare both on random series and configurations): the means are numpy's pairwise
+summation reproduced operation by operation (:mod:`rt_eeg.pairwise`), and the clipping and the
+event confidences follow the per-epoch code exactly.
+
+What it does not cover, and leaves to the per-epoch path (:func:`supports` says which): the
+patient-relative gate (its memory depends on the decisions), the dual-threshold onset, a
+spatial-extent rule, a learned cross-channel scorer, epochs that are not contiguous, a score
+that is not finite, and an ``epoch_s`` other than 1 s.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rt_eeg.io.annotations import Event
+from rt_eeg.pairwise import MAX_N, pairwise_rows, pairwise_sum
+from rt_eeg.postprocess import PostprocessConfig
+
+
+def supports(cfg: PostprocessConfig) -> bool:
+    """Whether :func:`scored_events` covers this configuration (its rules are state-free)."""
+    return (
+        cfg.cross_channel is None
+        and cfg.adapt_epochs <= 0
+        and cfg.early_threshold <= 0
+        and cfg.min_channels <= 1
+        and cfg.channel_level <= 0
+        and cfg.epoch_s == 1.0
+        and cfg.offset_epochs >= 1
+        and cfg.buffer_epochs >= 1
+        and cfg.rise_epochs >= 0
+    )
+
+
+def sliding_mean(x: np.ndarray, w: int) -> np.ndarray:
+    """``np.mean(x[max(0, i - w + 1) : i + 1])`` for every ``i``, bit for bit.
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (n,)
+    w : int
+        Window length, 1..MAX_N (numpy's pairwise summation is reproduced up to its block).
+
+    Returns
+    -------
+    mean : ndarray of float64, shape (n,)
+    """
+    if not 1 <= w <= MAX_N:
+        raise ValueError(f"window {w} outside 1..{MAX_N}")
+    x = np.asarray(x, np.float64)
+    n = len(x)
+    out = np.empty(n, np.float64)
+    head = min(n, w - 1)  # the first epochs, whose window is still short
+    first = x[:head].tolist()
+    for i in range(head):
+        out[i] = pairwise_sum(first[: i + 1]) / (i + 1)
+    if n >= w:
+        k = n - w + 1
+        out[w - 1 :] = pairwise_rows([x[j : j + k] for j in range(w)]) / w
+    return out
+
+
+def _run_lengths(b: np.ndarray) -> np.ndarray:
+    """Length of the run of True ending at each index (0 where False)."""
+    idx = np.arange(1, len(b) + 1)
+    last_false = np.maximum.accumulate(np.where(b, 0, idx))
+    return idx - last_false
+
+
+def _window_min(x: np.ndarray, w: int) -> np.ndarray:
+    """``min(x[max(0, i - w + 1) : i + 1])`` for every ``i``."""
+    padded = np.concatenate([np.full(w - 1, np.inf), x])
+    return np.lib.stride_tricks.sliding_window_view(padded, w).min(axis=1)
+
+
+def _confidences(scores: np.ndarray, buffer: int) -> np.ndarray:
+    """An event's per-epoch confidences: the mean of its last ``buffer`` scores, within
+    [0.5, 1] (as :meth:`rt_eeg.postprocess.Postprocessor._decide` gives each SEIZ epoch)."""
+    conf = sliding_mean(scores, buffer) if buffer <= MAX_N else None
+    if conf is None:  # a buffer longer than numpy's block: per epoch
+        conf = np.array([np.mean(scores[max(0, i - buffer + 1) : i + 1]) for i in range(len(scores))])
+    return np.minimum(1.0, np.maximum(conf, 0.5))
+
+
+def scored_events(
+    epoch_starts: np.ndarray, scores: np.ndarray, duration: float, cfg: PostprocessConfig
+) -> list[Event] | None:
+    """The seizure events of one recording under ``cfg``, from its score series.
+
+    Parameters
+    ----------
+    epoch_starts : ndarray, shape (n_epochs,)
+        Contiguous epoch starts (s).
+    scores : ndarray of float64, shape (n_epochs,)
+        The cross-channel score of each epoch (:func:`rt_eeg.postprocess.score_series`).
+    duration : float
+        Recording length (s): the last event is cut there, as
+        :func:`rt_eeg.postprocess.complete_decisions` cuts it.
+    cfg : PostprocessConfig
+        A configuration :func:`supports` covers.
+
+    Returns
+    -------
+    events : list of Event, or None
+        TERM seizure events as :func:`rt_eeg.postprocess.decisions_to_events` gives them;
+        None where this path does not apply (the caller runs the per-epoch one).
+    """
+    starts = np.asarray(epoch_starts, np.float64)
+    s = np.asarray(scores, np.float64)
+    n = len(s)
+    if not supports(cfg) or n == 0 or not np.isfinite(s).all() or not np.isfinite(starts).all():
+        return None
+    # decisions_to_events merges a SEIZ epoch into the run before it when it starts where that
+    # one stops (within 1e-6): here every epoch must, so an event is one run of epochs
+    if n > 1 and not (np.abs(starts[1:] - (starts[:-1] + cfg.epoch_s)) < 1e-6).all():
+        return None
+    on, off = cfg.threshold_on, cfg.threshold_off
+    above = _run_lengths(s >= on)
+    onset = above >= cfg.onset_epochs
+    if cfg.rise_delta > 0:
+        rise = s - _window_min(s, cfg.rise_epochs + 1)
+        onset |= (s >= off) & (rise >= cfg.rise_delta)
+    if cfg.offset_epochs <= MAX_N:
+        low = sliding_mean(s, cfg.offset_epochs) < off
+    else:
+        low = np.array([np.mean(s[max(0, i - cfg.offset_epochs + 1) : i + 1]) < off for i in range(n)])
+    onsets, lows = np.flatnonzero(onset), np.flatnonzero(low)
+    hold = max(1, cfg.min_duration_epochs)  # the epochs an event lasts before it may end
+    # complete_decisions keeps the epochs whose rounded start falls in [0, ceil(duration))
+    n_keep = int(np.ceil(duration / 1.0 - 1e-9))
+    keys = np.rint(starts)  # round(start), half to even like Python's
+    if n > 1 and not (np.diff(keys) == 1).all():  # it would put 'na' epochs inside a run
+        return None
+    events: list[Event] = []
+    i = 0
+    while True:
+        k = np.searchsorted(onsets, i)
+        if k == len(onsets):
+            break
+        first = int(onsets[k])
+        j = np.searchsorted(lows, first + hold)
+        end = int(lows[j]) if j < len(lows) else n  # the first BCKG epoch after the event
+        kept = np.flatnonzero((keys[first:end] >= 0) & (keys[first:end] < n_keep))
+        if len(kept):
+            # the kept epochs of one run are consecutive (keys rise by one per epoch)
+            a, b = first + int(kept[0]), first + int(kept[-1])
+            conf = _confidences(s[first:end], cfg.buffer_epochs)[kept[0] : kept[-1] + 1]
+            mean_conf = float(np.clip(np.mean(conf), 0, 1))
+            stop = min(float(starts[b]) + cfg.epoch_s, duration)
+            events.append(Event(float(starts[a]), stop, "seiz", round(mean_conf, 4)))
+        if end >= n:
+            break
+        i = end + 1
+    return events
