@@ -202,6 +202,10 @@ pair85() { pair_od k47 "$1"; }  # SEED
 # seed N (pair_od), against k15psNa
 k48() { k39 "$@" --stale-context 0.25; }  # OUT SEED [option...]
 pair86() { pair_od k48 "$1"; }  # SEED
+# Pilot 88 (chooses nothing): K49 = K39 plus K40's seizure balance (--seizure-balance 0.5),
+# seed N (pair_od), against k15psNa
+k49() { k39 "$@" --seizure-balance 0.5; }  # OUT SEED [option...]
+pair88() { pair_od k49 "$1"; }  # SEED
 # Pilot 83's extension (chooses nothing): K15's seed N as k15psNa (trained unless done, judge_od),
 # then K39's seed N (pair83)
 pair87() { k15_partner "$1"; pair83 "$1"; }  # SEED

@@ -124,3 +124,5 @@ pilot84() { rule_k15c12 K46 k46 "12 13"; }
 # Pilots 85-86: K47 (hinge weight 4) and K48 (K39 + stale centres) against K15 on seeds 12 and 13
 pilot85() { rule_k15c12 K47 k47 "12 13"; }
 pilot86() { rule_k15c12 K48 k48 "12 13"; }
+# Pilot 88: K49 (K39 + K40's seizure balance) against K15 on seeds 12 and 13
+pilot88() { rule_k15c12 K49 k49 "12 13"; }
