@@ -60,6 +60,26 @@ def corpus(hours: float, n_rec: int, seed: int = 0) -> tuple[list, list]:
     return refs, stored
 
 
+def timed_trials(grid, refs, stored, *, bulk: bool, plain: bool = False) -> tuple[list, float]:
+    """run_trials on fresh copies of ``stored`` (no score series cached yet), bulk events or
+    per epoch, from the shared series or (``plain``) the postprocessor from the probabilities:
+    (trials, seconds)."""
+    fresh = [{k: v for k, v in s.items() if k[0] != "_"} for s in stored]
+    saved = tuning._decisions
+    if plain:
+        tuning._decisions = lambda cfg, s: postprocess_recording(
+            s["epoch_starts"], s["probs"], s["ch_names"], cfg
+        )
+    tuning.BULK_EVENTS = bulk
+    try:
+        t = time.perf_counter()
+        trials = tuning.run_trials(grid, refs, fresh)
+        return trials, time.perf_counter() - t
+    finally:
+        tuning._decisions = saved
+        tuning.BULK_EVENTS = True
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--hours", type=float, default=6.0)
@@ -68,30 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     refs, stored = corpus(args.hours, args.recordings)
     grid = strict_grid(PostprocessConfig())
-    t = time.perf_counter()
-    bulk = tuning.run_trials(grid, refs, stored)
-    t_bulk = time.perf_counter() - t
-    tuning.BULK_EVENTS = False
-    try:
-        t = time.perf_counter()
-        shared = tuning.run_trials(grid, refs, [{k: v for k, v in s.items() if k[0] != "_"}
-                                                for s in stored])  # fmt: skip
-        t_shared = time.perf_counter() - t
-    finally:
-        tuning.BULK_EVENTS = True
-    plain_decisions = tuning._decisions
-    tuning._decisions = lambda cfg, s: postprocess_recording(
-        s["epoch_starts"], s["probs"], s["ch_names"], cfg
-    )
-    tuning.BULK_EVENTS = False
-    try:
-        t = time.perf_counter()
-        plain = tuning.run_trials(grid, refs, [{k: v for k, v in s.items() if k[0] != "_"}
-                                               for s in stored])  # fmt: skip
-        t_plain = time.perf_counter() - t
-    finally:
-        tuning._decisions = plain_decisions
-        tuning.BULK_EVENTS = True
+    bulk, t_bulk = timed_trials(grid, refs, stored, bulk=True)
+    shared, t_shared = timed_trials(grid, refs, stored, bulk=False)
+    plain, t_plain = timed_trials(grid, refs, stored, bulk=False, plain=True)
     epochs = sum(len(s["epoch_starts"]) for s in stored)
     doc = {
         "benchmark": "tuning",
