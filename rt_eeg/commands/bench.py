@@ -10,9 +10,11 @@ from pathlib import Path
 
 from rt_eeg.errors import RtEegError
 
-HELP = "run the benchmarks in tools/ (features, decoder, pipeline, monitor, evaluate, xsim) and collect their JSON"
 ROOT = Path(__file__).resolve().parents[2]
-NAMES = ("features", "decoder", "pipeline", "live", "monitor", "evaluate", "xsim")
+#: Every tools/bench_NAME.py (a test checks that none is left out).
+NAMES = ("features", "decoder", "pipeline", "live", "monitor", "evaluate", "xsim", "tuning",
+         "startup", "ward")  # fmt: skip
+HELP = f"run the benchmarks in tools/ ({', '.join(NAMES)}) and collect their JSON"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
