@@ -126,3 +126,5 @@ pilot85() { rule_k15c12 K47 k47 "12 13"; }
 pilot86() { rule_k15c12 K48 k48 "12 13"; }
 # Pilot 88: K49 (K39 + K40's seizure balance) against K15 on seeds 12 and 13
 pilot88() { rule_k15c12 K49 k49 "12 13"; }
+# Pilot 89: K40 (the seizure balance alone) against K15 on seeds 12 and 13
+pilot89() { rule_k15c12 K40 k40 "12 13"; }
