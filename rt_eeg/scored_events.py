@@ -41,7 +41,6 @@ def supports(cfg: PostprocessConfig) -> bool:
         and cfg.epoch_s == 1.0
         and cfg.offset_epochs >= 1
         and cfg.buffer_epochs >= 1
-        and cfg.rise_epochs >= 0
     )
 
 
