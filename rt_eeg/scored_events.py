@@ -51,16 +51,19 @@ def sliding_mean(x: np.ndarray, w: int) -> np.ndarray:
     ----------
     x : ndarray of float64, shape (n,)
     w : int
-        Window length, 1..MAX_N (numpy's pairwise summation is reproduced up to its block).
+        Window length (>= 1). Up to MAX_N numpy's pairwise summation is reproduced over all
+        windows at once; a longer window is averaged by ``np.mean`` epoch by epoch.
 
     Returns
     -------
     mean : ndarray of float64, shape (n,)
     """
-    if not 1 <= w <= MAX_N:
-        raise ValueError(f"window {w} outside 1..{MAX_N}")
+    if w < 1:
+        raise ValueError(f"window {w} < 1")
     x = np.asarray(x, np.float64)
     n = len(x)
+    if w > MAX_N:
+        return np.array([np.mean(x[max(0, i - w + 1) : i + 1]) for i in range(n)], np.float64)
     out = np.empty(n, np.float64)
     head = min(n, w - 1)  # the first epochs, whose window is still short
     first = x[:head].tolist()
@@ -88,10 +91,7 @@ def _window_min(x: np.ndarray, w: int) -> np.ndarray:
 def _confidences(scores: np.ndarray, buffer: int) -> np.ndarray:
     """An event's per-epoch confidences: the mean of its last ``buffer`` scores, within
     [0.5, 1] (as :meth:`rt_eeg.postprocess.Postprocessor._decide` gives each SEIZ epoch)."""
-    conf = sliding_mean(scores, buffer) if buffer <= MAX_N else None
-    if conf is None:  # a buffer longer than numpy's block: per epoch
-        conf = np.array([np.mean(scores[max(0, i - buffer + 1) : i + 1]) for i in range(len(scores))])
-    return np.minimum(1.0, np.maximum(conf, 0.5))
+    return np.minimum(1.0, np.maximum(sliding_mean(scores, buffer), 0.5))
 
 
 def scored_events(
@@ -126,23 +126,20 @@ def scored_events(
     # one stops (within 1e-6): here every epoch must, so an event is one run of epochs
     if n > 1 and not (np.abs(starts[1:] - (starts[:-1] + cfg.epoch_s)) < 1e-6).all():
         return None
+    keys = np.rint(starts)  # complete_decisions' round(start), half to even like Python's
+    if n > 1 and not (np.diff(keys) == 1).all():  # it would put 'na' epochs inside a run
+        return None
     on, off = cfg.threshold_on, cfg.threshold_off
     above = _run_lengths(s >= on)
     onset = above >= cfg.onset_epochs
     if cfg.rise_delta > 0:
         rise = s - _window_min(s, cfg.rise_epochs + 1)
         onset |= (s >= off) & (rise >= cfg.rise_delta)
-    if cfg.offset_epochs <= MAX_N:
-        low = sliding_mean(s, cfg.offset_epochs) < off
-    else:
-        low = np.array([np.mean(s[max(0, i - cfg.offset_epochs + 1) : i + 1]) < off for i in range(n)])
+    low = sliding_mean(s, cfg.offset_epochs) < off
     onsets, lows = np.flatnonzero(onset), np.flatnonzero(low)
     hold = max(1, cfg.min_duration_epochs)  # the epochs an event lasts before it may end
     # complete_decisions keeps the epochs whose rounded start falls in [0, ceil(duration))
     n_keep = int(np.ceil(duration / 1.0 - 1e-9))
-    keys = np.rint(starts)  # round(start), half to even like Python's
-    if n > 1 and not (np.diff(keys) == 1).all():  # it would put 'na' epochs inside a run
-        return None
     events: list[Event] = []
     i = 0
     while True:
