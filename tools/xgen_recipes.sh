@@ -208,6 +208,10 @@ k49() { k39 "$@" --seizure-balance 0.5; }  # OUT SEED [option...]
 pair88() { pair_od k49 "$1"; }  # SEED
 # Pilot 89 (chooses nothing): K40 alone (the seizure balance) on the fresh seed N, against k15psNa
 pair89() { pair_od k40 "$1"; }  # SEED
+# Pilot 90 (chooses nothing): K50 = K39 plus K20's tail averaging (--average-epochs 3), seed N
+# (pair_od), against k15psNa
+k50() { k39 "$@" --average-epochs 3; }  # OUT SEED [option...]
+pair90() { pair_od k50 "$1"; }  # SEED
 # Pilot 83's extension (chooses nothing): K15's seed N as k15psNa (trained unless done, judge_od),
 # then K39's seed N (pair83)
 pair87() { k15_partner "$1"; pair83 "$1"; }  # SEED

@@ -128,3 +128,5 @@ pilot86() { rule_k15c12 K48 k48 "12 13"; }
 pilot88() { rule_k15c12 K49 k49 "12 13"; }
 # Pilot 89: K40 (the seizure balance alone) against K15 on seeds 12 and 13
 pilot89() { rule_k15c12 K40 k40 "12 13"; }
+# Pilot 90: K50 (K39 + tail averaging) against K15 on seeds 12 and 13
+pilot90() { rule_k15c12 K50 k50 "12 13"; }
