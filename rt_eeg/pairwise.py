@@ -6,7 +6,8 @@ probabilities). Its offline, vectorised twins (:func:`rt_eeg.postprocess.score_s
 vector is not a plain loop: under 8 elements it adds them in order from 0.0; from 8 it keeps
 eight partial sums over blocks of 8, combines them as a tree and adds the remainder in order
 (``pairwise_sum``; longer than 128 it also splits recursively, which nothing here needs).
-Tests compare both helpers with ``np.mean`` on random data.
+Under 8 elements that order is ``np.cumsum``'s, which the vectorised twins use for the short
+windows at a recording's start. Tests compare the helpers with numpy on random data.
 """
 
 from __future__ import annotations
@@ -17,27 +18,12 @@ import numpy as np
 MAX_N = 128
 
 
-def pairwise_sum(vals: list[float]) -> float:
-    """``np.add.reduce`` of a float64 vector of at most :data:`MAX_N` elements, as Python floats
-    (no numpy call: the cheap way for one short window)."""
-    n = len(vals)
-    if n > MAX_N:
-        raise ValueError(f"{n} elements: at most {MAX_N}")
-    if n < 8:
-        acc = 0.0
-        for v in vals:
-            acc += v
-        return acc
-    r = list(vals[:8])
-    i = 8
-    while i < n - n % 8:
-        for j in range(8):
-            r[j] += vals[i + j]
-        i += 8
-    acc = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    for v in vals[i:]:
-        acc += v
-    return acc
+def pairwise_sum(vals) -> float:
+    """``np.add.reduce`` of one float64 vector of at most :data:`MAX_N` elements
+    (:func:`pairwise_rows` of one row)."""
+    if len(vals) > MAX_N:
+        raise ValueError(f"{len(vals)} elements: at most {MAX_N}")
+    return float(pairwise_rows([np.float64(v) for v in vals]))
 
 
 def pairwise_rows(cols: list[np.ndarray]) -> np.ndarray:

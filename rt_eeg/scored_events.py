@@ -66,9 +66,10 @@ def sliding_mean(x: np.ndarray, w: int) -> np.ndarray:
         return np.array([np.mean(x[max(0, i - w + 1) : i + 1]) for i in range(n)], np.float64)
     out = np.empty(n, np.float64)
     head = min(n, w - 1)  # the first epochs, whose window is still short
-    first = x[:head].tolist()
-    for i in range(head):
-        out[i] = pairwise_sum(first[: i + 1]) / (i + 1)
+    short = min(head, 7)  # under 8 elements numpy adds in order, as a cumulative sum does
+    out[:short] = np.cumsum(x[:short]) / np.arange(1, short + 1)
+    for i in range(short, head):
+        out[i] = pairwise_sum(x[: i + 1]) / (i + 1)
     if n >= w:
         k = n - w + 1
         out[w - 1 :] = pairwise_rows([x[j : j + k] for j in range(w)]) / w
@@ -94,6 +95,71 @@ def _confidences(scores: np.ndarray, buffer: int) -> np.ndarray:
     return np.minimum(1.0, np.maximum(sliding_mean(scores, buffer), 0.5))
 
 
+class ScoredRecording:
+    """One recording's score series, checked once for the bulk path; :meth:`events` per
+    configuration (the tuner keeps one per recording and score key, :mod:`rt_eeg.tuning`).
+
+    Build with :meth:`of`, which returns None where the bulk path does not apply to the
+    recording: epochs that are not contiguous or whose rounded starts skip, non-finite scores.
+    """
+
+    def __init__(self, starts: np.ndarray, scores: np.ndarray, duration: float):
+        self.starts, self.scores, self.duration = starts, scores, float(duration)
+        # complete_decisions keeps the epochs whose rounded start falls in [0, ceil(duration))
+        keys = np.rint(starts)  # its round(start), half to even like Python's
+        self.kept = (keys >= 0) & (keys < int(np.ceil(self.duration / 1.0 - 1e-9)))
+
+    @classmethod
+    def of(cls, epoch_starts: np.ndarray, scores: np.ndarray, duration: float) -> ScoredRecording | None:
+        """The checked recording, or None where the per-epoch path must run."""
+        starts = np.asarray(epoch_starts, np.float64)
+        s = np.asarray(scores, np.float64)
+        n = len(s)
+        if n == 0 or not np.isfinite(s).all() or not np.isfinite(starts).all():
+            return None
+        # decisions_to_events merges a SEIZ epoch into the run before it when it starts where
+        # that one stops (within 1e-6): here every epoch must, so an event is one run of epochs;
+        # and complete_decisions would put 'na' epochs inside a run whose rounded starts skip
+        if n > 1 and not (np.abs(starts[1:] - (starts[:-1] + 1.0)) < 1e-6).all():
+            return None
+        if n > 1 and not (np.diff(np.rint(starts)) == 1).all():
+            return None
+        return cls(starts, s, duration)
+
+    def events(self, cfg: PostprocessConfig) -> list[Event]:
+        """The seizure events under ``cfg`` (one :func:`supports` covers)."""
+        s, starts, n = self.scores, self.starts, len(self.scores)
+        on, off = cfg.threshold_on, cfg.threshold_off
+        onset = _run_lengths(s >= on) >= cfg.onset_epochs
+        if cfg.rise_delta > 0:
+            rise = s - _window_min(s, cfg.rise_epochs + 1)
+            onset |= (s >= off) & (rise >= cfg.rise_delta)
+        low = sliding_mean(s, cfg.offset_epochs) < off
+        onsets, lows = np.flatnonzero(onset), np.flatnonzero(low)
+        hold = max(1, cfg.min_duration_epochs)  # the epochs an event lasts before it may end
+        events: list[Event] = []
+        i = 0
+        while True:
+            k = np.searchsorted(onsets, i)
+            if k == len(onsets):
+                break
+            first = int(onsets[k])
+            j = np.searchsorted(lows, first + hold)
+            end = int(lows[j]) if j < len(lows) else n  # the first BCKG epoch after the event
+            kept = np.flatnonzero(self.kept[first:end])
+            if len(kept):
+                # the kept epochs of one run are consecutive (keys rise by one per epoch)
+                a, b = first + int(kept[0]), first + int(kept[-1])
+                conf = _confidences(s[first:end], cfg.buffer_epochs)[kept[0] : kept[-1] + 1]
+                mean_conf = float(np.clip(np.mean(conf), 0, 1))
+                stop = min(float(starts[b]) + cfg.epoch_s, self.duration)
+                events.append(Event(float(starts[a]), stop, "seiz", round(mean_conf, 4)))
+            if end >= n:
+                break
+            i = end + 1
+        return events
+
+
 def scored_events(
     epoch_starts: np.ndarray, scores: np.ndarray, duration: float, cfg: PostprocessConfig
 ) -> list[Event] | None:
@@ -109,7 +175,6 @@ def scored_events(
         Recording length (s): the last event is cut there, as
         :func:`rt_eeg.postprocess.complete_decisions` cuts it.
     cfg : PostprocessConfig
-        A configuration :func:`supports` covers.
 
     Returns
     -------
@@ -117,47 +182,7 @@ def scored_events(
         TERM seizure events as :func:`rt_eeg.postprocess.decisions_to_events` gives them;
         None where this path does not apply (the caller runs the per-epoch one).
     """
-    starts = np.asarray(epoch_starts, np.float64)
-    s = np.asarray(scores, np.float64)
-    n = len(s)
-    if not supports(cfg) or n == 0 or not np.isfinite(s).all() or not np.isfinite(starts).all():
+    if not supports(cfg):
         return None
-    # decisions_to_events merges a SEIZ epoch into the run before it when it starts where that
-    # one stops (within 1e-6): here every epoch must, so an event is one run of epochs
-    if n > 1 and not (np.abs(starts[1:] - (starts[:-1] + cfg.epoch_s)) < 1e-6).all():
-        return None
-    keys = np.rint(starts)  # complete_decisions' round(start), half to even like Python's
-    if n > 1 and not (np.diff(keys) == 1).all():  # it would put 'na' epochs inside a run
-        return None
-    on, off = cfg.threshold_on, cfg.threshold_off
-    above = _run_lengths(s >= on)
-    onset = above >= cfg.onset_epochs
-    if cfg.rise_delta > 0:
-        rise = s - _window_min(s, cfg.rise_epochs + 1)
-        onset |= (s >= off) & (rise >= cfg.rise_delta)
-    low = sliding_mean(s, cfg.offset_epochs) < off
-    onsets, lows = np.flatnonzero(onset), np.flatnonzero(low)
-    hold = max(1, cfg.min_duration_epochs)  # the epochs an event lasts before it may end
-    # complete_decisions keeps the epochs whose rounded start falls in [0, ceil(duration))
-    n_keep = int(np.ceil(duration / 1.0 - 1e-9))
-    events: list[Event] = []
-    i = 0
-    while True:
-        k = np.searchsorted(onsets, i)
-        if k == len(onsets):
-            break
-        first = int(onsets[k])
-        j = np.searchsorted(lows, first + hold)
-        end = int(lows[j]) if j < len(lows) else n  # the first BCKG epoch after the event
-        kept = np.flatnonzero((keys[first:end] >= 0) & (keys[first:end] < n_keep))
-        if len(kept):
-            # the kept epochs of one run are consecutive (keys rise by one per epoch)
-            a, b = first + int(kept[0]), first + int(kept[-1])
-            conf = _confidences(s[first:end], cfg.buffer_epochs)[kept[0] : kept[-1] + 1]
-            mean_conf = float(np.clip(np.mean(conf), 0, 1))
-            stop = min(float(starts[b]) + cfg.epoch_s, duration)
-            events.append(Event(float(starts[a]), stop, "seiz", round(mean_conf, 4)))
-        if end >= n:
-            break
-        i = end + 1
-    return events
+    rec = ScoredRecording.of(epoch_starts, scores, duration)
+    return None if rec is None else rec.events(cfg)

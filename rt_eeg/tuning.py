@@ -34,7 +34,7 @@ from rt_eeg.postprocess import (
     score_key,
     score_series,
 )
-from rt_eeg.scored_events import scored_events
+from rt_eeg.scored_events import ScoredRecording
 from rt_eeg.scored_events import supports as supports_bulk
 
 
@@ -181,14 +181,24 @@ def _decisions(cfg: PostprocessConfig, s: dict) -> list:
 
 def events_for(cfg: PostprocessConfig, s: dict) -> list:
     """The TERM seizure events the postprocessor gives a stored run under ``cfg``: in bulk
-    (:func:`rt_eeg.scored_events.scored_events`) where that applies, else epoch by epoch."""
+    (:class:`rt_eeg.scored_events.ScoredRecording`) where that applies, else epoch by epoch."""
     if BULK_EVENTS and supports_bulk(cfg):
-        series = _series(cfg, s)
-        if series is not None:
-            events = scored_events(s["epoch_starts"], series[1], s["duration"], cfg)
-            if events is not None:
-                return events
+        rec = _scored(cfg, s)
+        if rec is not None:
+            return rec.events(cfg)
     return decisions_to_events(complete_decisions(_decisions(cfg, s), s["duration"]))
+
+
+def _scored(cfg: PostprocessConfig, s: dict) -> ScoredRecording | None:
+    """The stored run's series checked once for the bulk path, kept beside it per
+    :func:`score_key` (None where the bulk path does not apply to the recording)."""
+    key = score_key(cfg, s["ch_names"])
+    cache = s.setdefault("_scored", {})
+    if key not in cache:
+        series = _series(cfg, s)
+        cache[key] = (None if series is None
+                      else ScoredRecording.of(s["epoch_starts"], series[1], s["duration"]))  # fmt: skip
+    return cache[key]
 
 
 def _pooled_trial(cfg: PostprocessConfig) -> dict:

@@ -96,7 +96,7 @@ def entry(comparison: Path, work: Path, *, protocol: str, recipe: str, reading: 
     """A section entry from a paired comparison file (``tools/xgen_rules.sh``)."""
     rule = _load(comparison)
     try:
-        suffix = rule.get("suffix") or "_" + comparison.name.split("_paired_")[1].split("_detf")[0]
+        suffix = "_" + comparison.name.split("_paired_")[1].split("_detf")[0]
         (cand,) = rule["candidate"].values()
         (ref,) = rule["reference"].values()
         paired = {k: rule["paired"][k] for k in (

@@ -206,8 +206,9 @@ pair86() { pair_od k48 "$1"; }  # SEED
 # seed N (pair_od), against k15psNa
 k49() { k39 "$@" --seizure-balance 0.5; }  # OUT SEED [option...]
 pair88() { pair_od k49 "$1"; }  # SEED
-# Pilot 89 (chooses nothing): K40 alone (the seizure balance) on the fresh seed N, against k15psNa
-pair89() { pair_od k40 "$1"; }  # SEED
+# Pilot 89 (chooses nothing): K40 alone (the seizure balance) on the fresh seed N, against
+# k15psNa: amendment 75's steps (pair75) on seeds 12 and 13
+pair89() { pair75 "$1"; }  # SEED
 # Pilot 90 (chooses nothing): K50 = K39 plus K20's tail averaging (--average-epochs 3), seed N
 # (pair_od), against k15psNa
 k50() { k39 "$@" --average-epochs 3; }  # OUT SEED [option...]
