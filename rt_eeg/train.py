@@ -57,6 +57,7 @@ from rt_eeg.io.atomic import atomic_path, write_json_atomic
 from rt_eeg.model_files import lite_manifest_section
 from rt_eeg.numeric_env import configure_tensorflow, library_versions, numeric_environment
 from rt_eeg.runtime import LITE_FILE, export_tflite, import_tensorflow
+from rt_eeg.source_adversary import adversarial_step, epoch_summary, reversal_strength
 from rt_eeg.store import FeatureStore
 from rt_eeg.train_config import TrainConfig, smoothing_logit_scale
 from rt_eeg.train_data import (
@@ -232,6 +233,14 @@ def train_from_store(
             opt.apply_gradients(zip(grads, model.trainable_variables, strict=True))
             return loss
 
+        adv_step = None
+        if cfg.source_adversary:  # the head reads the sources balance_sources names
+            adv_step = adversarial_step(
+                tf, keras, model,
+                (lambda y, p: loss_fn(y, p)) if bg_loss is None else bg_loss,
+                opt, len(names), cfg.seed, width,
+            )  # fmt: skip
+
         infer = make_infer(model, dev_name)
 
         # P(seizure) of the current model for store rows (hard-negative mining)
@@ -262,15 +271,25 @@ def train_from_store(
                 )
             orders.append(order)
             t0 = time.perf_counter()
-            losses, n_stale = [], 0
+            losses, n_stale, adv = [], 0, []
+            order_src = row_sources(store, order, names)[0] if adv_step is not None else None
             feed = batches(
                 store, order, cfg.batch_size, cfg.normalisation, scale,
                 jitter=cfg.contrast_jitter, stale=cfg.stale_context, seed=(cfg.seed, 3, epoch),
                 warp=cfg.freq_warp, feature_config=feature_config, warp_on=cfg.freq_warp_on,
             )
-            for x, y, t_data, stale_in_batch in feed:
+            for b, (x, y, t_data, stale_in_batch) in enumerate(feed):
                 n_stale += stale_in_batch
-                losses.append(float(train_step(x, y)))
+                if adv_step is None:
+                    losses.append(float(train_step(x, y)))
+                else:
+                    lo = b * cfg.batch_size
+                    lam = reversal_strength((epoch + lo / len(order)) / cfg.epochs,
+                                            cfg.source_adversary)  # fmt: skip
+                    s_b = order_src[lo : lo + len(y)].astype(np.int32)
+                    loss, head_loss, head_acc = adv_step(x, y, s_b, np.float32(lam))
+                    losses.append(float(loss))
+                    adv.append((float(head_loss), float(head_acc), len(y)))
                 if averaging:
                     tail.add(model.get_weights())
                 data_seconds += t_data
@@ -281,6 +300,12 @@ def train_from_store(
                 steady[0] += len(order)
                 steady[1] += t_fit
             dro = {}
+            if adv:  # how well the head still tells the sources apart
+                dro["source_adversary"] = epoch_summary(
+                    adv, reversal_strength((epoch + 1) / cfg.epochs, cfg.source_adversary)
+                )
+                log("source head: loss {head_loss:.3f}, accuracy {head_accuracy:.3f}, "
+                    "reversal {reversal:.3f}".format(**dro["source_adversary"]))  # fmt: skip
             if shares is not None:  # this epoch's shares, then the next epoch's from the probe
                 source_loss = probe_losses(score, probes)
                 dro = {

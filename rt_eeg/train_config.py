@@ -136,6 +136,13 @@ class TrainConfig:
         loss)`` (shares renormalised, none below half an equal share), so the generators the model
         fits worst are drawn more; both halves follow the shares, mining is unchanged. 0 (off):
         equal shares every epoch.
+    source_adversary : float
+        With ``balance_sources``: domain-adversarial training (Ganin et al. 2016). A small head
+        (not saved with the model) learns to tell the sources apart from the LSTM's last
+        output, through a gradient reversal, so the decoder is pushed towards a summary of
+        the window the generators share. The reversal's strength rises over training from 0
+        to this value on DANN's schedule, ``2 / (1 + exp(-10 p)) - 1`` at progress ``p``. 0:
+        off.
     keep : str
         ``'best'``: the weights of the epoch with the lowest dev loss (early stopping after
         ``patience``); ``'last'``: all ``epochs`` run and the final weights are kept (for a
@@ -215,6 +222,7 @@ class TrainConfig:
     balance_halves: str = "both"
     balance_mining: bool = False
     source_dro: float = 0.0
+    source_adversary: float = 0.0
     keep: str = "best"
     average_epochs: int = 0
     label_smoothing: float = 0.0
@@ -269,6 +277,12 @@ class TrainConfig:
             raise RtEegError("source_dro needs balance_sources (the sources to weigh)")
         if self.source_dro and self.veto_called:
             raise RtEegError("source_dro does not apply to veto training (veto_called)")
+        if not 0.0 <= self.source_adversary <= 10.0:
+            raise RtEegError(f"source_adversary must be in [0, 10], got {self.source_adversary}")
+        if self.source_adversary and not self.balance_sources:
+            raise RtEegError("source_adversary needs balance_sources (the sources to tell apart)")
+        if self.source_adversary and self.arch == "frame_lstm_veto":
+            raise RtEegError("source_adversary does not apply to frame_lstm_veto (its LSTM is frozen)")
         if not 0 <= self.average_epochs <= self.epochs:
             raise RtEegError(
                 f"average_epochs must be in [0, epochs={self.epochs}], got {self.average_epochs}"

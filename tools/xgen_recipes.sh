@@ -213,6 +213,11 @@ pair89() { pair75 "$1"; }  # SEED
 # (pair_od), against k15psNa
 k50() { k39 "$@" --average-epochs 3; }  # OUT SEED [option...]
 pair90() { pair_od k50 "$1"; }  # SEED
+# Pilot 91 (chooses nothing): K51 = K39 plus domain-adversarial training over the five sources
+# (--source-adversary 0.3: a head names each window's source through a gradient reversal rising
+# to 0.3), seed N (pair_od), against k15psNa
+k51() { k39 "$@" --source-adversary 0.3; }  # OUT SEED [option...]
+pair91() { pair_od k51 "$1"; }  # SEED
 # Pilot 83's extension (chooses nothing): K15's seed N as k15psNa (trained unless done, judge_od),
 # then K39's seed N (pair83)
 pair87() { k15_partner "$1"; pair83 "$1"; }  # SEED

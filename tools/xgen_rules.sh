@@ -130,3 +130,5 @@ pilot88() { rule_k15c12 K49 k49 "12 13"; }
 pilot89() { rule_k15c12 K40 k40 "12 13"; }
 # Pilot 90: K50 (K39 + tail averaging) against K15 on seeds 12 and 13
 pilot90() { rule_k15c12 K50 k50 "12 13"; }
+# Pilot 91: K51 (K39 + the source adversary) against K15 on seeds 12 and 13
+pilot91() { rule_k15c12 K51 k51 "12 13"; }

@@ -149,6 +149,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "probe of its rows), none below half an equal share (default 0: equal shares)",
     )
     parser.add_argument(
+        "--source-adversary",
+        type=float,
+        default=0.0,
+        metavar="LAMBDA",
+        help="with --balance-sources: domain-adversarial training; a head (not saved) learns to "
+        "name each window's source from the LSTM's output, through a gradient reversal rising "
+        "to LAMBDA on DANN's schedule (default 0: off)",
+    )
+    parser.add_argument(
         "--keep-variants",
         action="store_true",
         help="with several --arch variants: keep each variant's model under OUT/variants",
@@ -290,6 +299,7 @@ def run(args: argparse.Namespace) -> int:
         balance_halves=args.balance_halves,
         balance_mining=args.balance_mining,
         source_dro=args.source_dro,
+        source_adversary=args.source_adversary,
         init_from=args.init_from,
         veto_called=args.veto_called,
     )
