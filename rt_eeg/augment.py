@@ -16,6 +16,11 @@ stays bit-identical for a seed), and are off by default:
   patients and generators; each sample's spectrum is moved along frequency by its own factor
   (vocal-tract-length perturbation, as speech recognition does across speakers), so a rhythm's
   exact cepstral signature does not make a seizure.
+- :func:`mix_seizures`: each generator's seizures are a morphology of their own (a decoder's
+  summary names the source of a seizure window far more often than of a background one,
+  ``tools/source_probe.py``), and an unseen generator's seizures lie between them. Some seizure
+  samples are replaced by a convex mix of themselves and another seizure sample of the batch
+  (intra-class mixup), so the decoder sees the morphologies between the ones it was given.
 """
 
 from __future__ import annotations
@@ -203,3 +208,41 @@ def _warp_rows(x: np.ndarray, alphas: np.ndarray, norm: str, scale, cfg: Feature
             raw = x[:, :, cols] * s  # (n, 70, N) departures in feature units
             x[:, :, cols] = (np.einsum("ntc,nkc->ntk", raw, maps) / s).astype(np.float32)
     return x
+
+
+#: A mixed seizure sample keeps a share of itself drawn from U(MIX_LOW, 1 - MIX_LOW).
+MIX_LOW = 0.25
+
+
+def mix_seizures(x: np.ndarray, y: np.ndarray, share: float, rng: np.random.Generator) -> int:
+    """Replace about ``share`` of the seizure samples by a convex mix with another seizure
+    sample of the same batch, in place; background samples are never touched.
+
+    Each picked sample ``i`` becomes ``a * x[i] + (1 - a) * x[j]``, ``j`` a seizure sample of
+    the batch drawn at random (itself allowed: then it is unchanged) and ``a ~ U(MIX_LOW,
+    1 - MIX_LOW)``; partners are read from the batch as it was before any mixing. Labels stay
+    seizure.
+
+    Parameters
+    ----------
+    x : ndarray of float32, shape (n, 70, width)
+        Normalised windows (any normalisation: every column is mixed).
+    y : ndarray, shape (n,) or (n, 1)
+        Labels; >= 0.5 is seizure.
+    share : float
+        Probability that a seizure sample is mixed.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    n_mixed : int
+        Samples replaced.
+    """
+    seiz = np.flatnonzero(np.asarray(y).reshape(len(x), -1)[:, 0] >= 0.5)
+    if seiz.size < 2 or share <= 0:
+        return 0
+    picked = seiz[rng.random(seiz.size) < share]
+    partner = rng.choice(seiz, picked.size)
+    a = rng.uniform(MIX_LOW, 1.0 - MIX_LOW, picked.size).astype(np.float32)[:, None, None]
+    x[picked] = a * x[picked] + (1.0 - a) * x[partner]  # the right side is read before writing
+    return int(picked.size)

@@ -271,15 +271,17 @@ def train_from_store(
                 )
             orders.append(order)
             t0 = time.perf_counter()
-            losses, n_stale, adv = [], 0, []
+            losses, n_stale, n_mixed, adv = [], 0, 0, []
             order_src = row_sources(store, order, names)[0] if adv_step is not None else None
             feed = batches(
                 store, order, cfg.batch_size, cfg.normalisation, scale,
                 jitter=cfg.contrast_jitter, stale=cfg.stale_context, seed=(cfg.seed, 3, epoch),
                 warp=cfg.freq_warp, feature_config=feature_config, warp_on=cfg.freq_warp_on,
+                mix=cfg.seizure_mix,
             )
-            for b, (x, y, t_data, stale_in_batch) in enumerate(feed):
-                n_stale += stale_in_batch
+            for b, (x, y, t_data, augmented) in enumerate(feed):
+                n_stale += augmented["stale"]
+                n_mixed += augmented["mixed"]
                 if adv_step is None:
                     losses.append(float(train_step(x, y)))
                 else:
@@ -326,6 +328,7 @@ def train_from_store(
                     "train_loss": float(np.mean(losses)),
                     **dro,
                     **({"stale_centres": n_stale} if cfg.stale_context > 0 else {}),
+                    **({"seizures_mixed": n_mixed} if cfg.seizure_mix > 0 else {}),
                     "seconds": round(t_fit, 3),
                     **({"hard_negatives": mined} if mined else {}),
                     **{f"dev_{k}": v for k, v in scores.items() if k.startswith(("b", "a", "s"))},
@@ -336,6 +339,7 @@ def train_from_store(
                 f"bce {scores['balanced_bce']:.4f}, auc {scores['auc']:.4f}, {t_fit:.1f} s "
                 f"({len(order) / max(t_fit, 1e-9):.0f} samples/s)"
                 + (f", {n_stale} stale centres" if cfg.stale_context > 0 else "")
+                + (f", {n_mixed} seizures mixed" if cfg.seizure_mix > 0 else "")
             )
             if scores["balanced_bce"] < best[0]:
                 best = (

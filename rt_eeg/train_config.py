@@ -91,6 +91,11 @@ class TrainConfig:
         Candidates scored per mined sample.
     hard_margin_epochs : int
         Background within this many epochs of a seizure of the same recording is never mined.
+    seizure_mix : float
+        Training-time augmentation (:func:`rt_eeg.augment.mix_seizures`): each seizure sample of
+        a batch is, with this probability, replaced by a convex mix of itself and another
+        seizure sample of the batch (its own share ``U(0.25, 0.75)``), so the decoder sees
+        seizure morphologies between its generators'. Background is never mixed; 0 disables it.
     contrast_jitter : float
         Training-time augmentation of the context inputs (context normalisations only): each
         training sample's background-relative features are multiplied by ``exp(u)``,
@@ -214,6 +219,7 @@ class TrainConfig:
     hard_negatives: float = 0.0
     hard_pool: int = 4
     hard_margin_epochs: int = 10
+    seizure_mix: float = 0.0
     contrast_jitter: float = 0.0
     stale_context: float = 0.0
     freq_warp: float = 0.0
@@ -248,6 +254,8 @@ class TrainConfig:
             raise RtEegError(f"hard_negatives must be in [0, 1], got {self.hard_negatives}")
         if self.keep not in ("best", "last"):
             raise RtEegError(f"keep must be 'best' or 'last', got {self.keep!r}")
+        if not 0.0 <= self.seizure_mix <= 1.0:
+            raise RtEegError(f"seizure_mix must be in [0, 1], got {self.seizure_mix}")
         if not 0.0 <= self.contrast_jitter <= 2.0:
             raise RtEegError(f"contrast_jitter must be in [0, 2], got {self.contrast_jitter}")
         if not 0.0 <= self.stale_context <= 1.0:

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 
 import numpy as np
 
-from rt_eeg.augment import WARP_ON, jitter_contrast, stale_centers, warp_frequency
+from rt_eeg.augment import WARP_ON, jitter_contrast, mix_seizures, stale_centers, warp_frequency
 from rt_eeg.decoder import (
     CONTEXT_NORMALISATIONS,
     HISTORY_NORMALISATIONS,
@@ -325,12 +325,15 @@ def batches(
     warp: float = 0.0,
     feature_config=None,
     warp_on: str = "all",
+    mix: float = 0.0,
 ):
-    """Yield (x, y, seconds spent, stale samples) for consecutive batches, one prepared ahead
-    in a thread.
+    """Yield (x, y, seconds spent, augmented counts) for consecutive batches, one prepared
+    ahead in a thread (counts: ``{'stale': samples given stale centres, 'mixed': seizure
+    samples mixed}``).
 
     The augmentations of :mod:`rt_eeg.augment` (``stale`` > 0: stale centres; ``jitter`` > 0:
-    contrast jitter; ``warp`` > 0: frequency warp of the store's features, described by
+    contrast jitter; ``mix`` > 0: seizure samples mixed within the batch; ``warp`` > 0:
+    frequency warp of the store's features, described by
     ``feature_config``, of the ``warp_on`` samples: 'all', 'background' or 'seizure') draw from
     generators seeded from ``seed`` and the batch's index, so the draw does not depend on the
     prefetch thread's timing.
@@ -356,7 +359,8 @@ def batches(
                 seizure = np.asarray(y).reshape(len(y), -1)[:, 0] >= 0.5
                 only = seizure if warp_on == "seizure" else ~seizure
             warp_frequency(x, norm, scale, warp, np.random.default_rng([*seed, b, 2]), feature_config, only)
-        return x, y, time.perf_counter() - t, n_stale
+        n_mixed = mix_seizures(x, y, mix, np.random.default_rng([*seed, b, 3])) if mix > 0 else 0
+        return x, y, time.perf_counter() - t, {"stale": n_stale, "mixed": n_mixed}
 
     n = len(order)
     n_batches = max(1, n // batch_size)  # drop a ragged tail: fixed shapes, no retracing

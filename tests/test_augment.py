@@ -273,3 +273,53 @@ def test_freq_warp_on_background_moves_only_background_samples_in_training_batch
         TrainConfig(normalisation="context", freq_warp=0.2, freq_warp_on="both")
     with pytest.raises(RtEegError, match="needs a frequency warp"):
         TrainConfig(normalisation="context", freq_warp_on="background")
+
+
+def test_mix_seizures_mixes_only_seizure_samples_with_seizure_partners():
+    """A mixed sample is a*x_i + (1-a)*x_j of two seizure samples of the original batch with a
+    in [0.25, 0.75]; background rows are untouched; the draw is the rng's; share 0 is a no-op."""
+    from rt_eeg.augment import MIX_LOW, mix_seizures
+
+    rng = np.random.default_rng(3)
+    orig = rng.normal(size=(60, WINDOW_FRAMES, N_FEAT)).astype(np.float32)
+    y = (np.arange(60) % 3 == 0).astype(np.float32)[:, None]  # 20 seizure samples
+    x = orig.copy()
+    n = mix_seizures(x, y, 0.6, np.random.default_rng(4))
+    changed = np.flatnonzero(np.any(x != orig, axis=(1, 2)))
+    seiz = np.flatnonzero(y[:, 0] >= 0.5)
+    assert 0 < changed.size <= n and set(changed) <= set(seiz)
+    flat_s = orig[seiz].reshape(seiz.size, -1)
+    for i in changed:
+        # x_i - x_j = a (orig_i - orig_j): the partner j is the seizure row that makes the ratio
+        # one number in [MIX_LOW, 1 - MIX_LOW]
+        d_new = (x[i] - flat_s.reshape(seiz.size, WINDOW_FRAMES, N_FEAT)).reshape(seiz.size, -1)
+        d_old = orig[i].reshape(-1) - flat_s
+        ok = []
+        for d1, d0 in zip(d_new, d_old, strict=True):
+            if np.abs(d0).max() == 0:
+                continue
+            a = np.dot(d1, d0) / np.dot(d0, d0)
+            if np.allclose(d1, a * d0, atol=1e-4) and MIX_LOW - 1e-5 <= a <= 1 - MIX_LOW + 1e-5:
+                ok.append(a)
+        assert ok, f"row {i} is not a mix with a seizure partner"
+    again = orig.copy()
+    assert mix_seizures(again, y, 0.6, np.random.default_rng(4)) == n
+    np.testing.assert_array_equal(again, x)
+    none = orig.copy()
+    assert mix_seizures(none, y, 0.0, np.random.default_rng(4)) == 0
+    np.testing.assert_array_equal(none, orig)
+    assert mix_seizures(none, np.zeros_like(y), 1.0, np.random.default_rng(4)) == 0
+
+
+def test_seizure_mix_changes_training_reproducibly_and_is_recorded(long_store, tmp_path):
+    from rt_eeg.errors import RtEegError
+    from rt_eeg.train_config import TrainConfig
+
+    runs = _tiny_runs(long_store, tmp_path, "seizure_mix", 0.5)
+    assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
+    assert runs["a"]["weights_sha256"] != runs["off"]["weights_sha256"]
+    assert runs["a"]["history"][0]["seizures_mixed"] > 0
+    assert "seizures_mixed" not in runs["off"]["history"][0]
+    assert runs["a"]["train_config"]["seizure_mix"] == 0.5
+    with pytest.raises(RtEegError, match=r"seizure_mix must be in \[0, 1\]"):
+        TrainConfig(seizure_mix=1.5)

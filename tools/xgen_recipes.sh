@@ -218,6 +218,10 @@ pair90() { pair_od k50 "$1"; }  # SEED
 # to 0.3), seed N (pair_od), against k15psNa
 k51() { k39 "$@" --source-adversary 0.3; }  # OUT SEED [option...]
 pair91() { pair_od k51 "$1"; }  # SEED
+# Pilot 92 (chooses nothing): K52 = K39 plus seizure mixing (--seizure-mix 0.5: half the seizure
+# samples of a batch mixed with another seizure sample of it), seed N (pair_od), against k15psNa
+k52() { k39 "$@" --seizure-mix 0.5; }  # OUT SEED [option...]
+pair92() { pair_od k52 "$1"; }  # SEED
 # Pilot 83's extension (chooses nothing): K15's seed N as k15psNa (trained unless done, judge_od),
 # then K39's seed N (pair83)
 pair87() { k15_partner "$1"; pair83 "$1"; }  # SEED

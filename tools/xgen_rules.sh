@@ -132,3 +132,5 @@ pilot89() { rule_k15c12 K40 k40 "12 13"; }
 pilot90() { rule_k15c12 K50 k50 "12 13"; }
 # Pilot 91: K51 (K39 + the source adversary) against K15 on seeds 12 and 13
 pilot91() { rule_k15c12 K51 k51 "12 13"; }
+# Pilot 92: K52 (K39 + seizure mixing) against K15 on seeds 12 and 13
+pilot92() { rule_k15c12 K52 k52 "12 13"; }

@@ -85,6 +85,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="candidates scored per mined background sample (default 4)",
     )
     parser.add_argument(
+        "--seizure-mix",
+        type=float,
+        default=0.0,
+        metavar="P",
+        help="augment training: each seizure sample is, with probability P, replaced by a convex "
+        "mix of itself and another seizure sample of its batch (default 0: off)",
+    )
+    parser.add_argument(
         "--contrast-jitter",
         type=float,
         default=0.0,
@@ -291,6 +299,7 @@ def run(args: argparse.Namespace) -> int:
         seizure_balance=args.seizure_balance,
         hard_negatives=variants[0][3],
         hard_pool=args.hard_pool,
+        seizure_mix=args.seizure_mix,
         contrast_jitter=args.contrast_jitter,
         stale_context=args.stale_context,
         freq_warp=args.freq_warp,
