@@ -222,6 +222,10 @@ pair91() { pair_od k51 "$1"; }  # SEED
 # samples of a batch mixed with another seizure sample of it), seed N (pair_od), against k15psNa
 k52() { k39 "$@" --seizure-mix 0.5; }  # OUT SEED [option...]
 pair92() { pair_od k52 "$1"; }  # SEED
+# Pilot 93 (chooses nothing): K53 = K34 (AL, our LVF seizures, as a sixth balanced source; al60
+# first) plus K39's background hinge, seed N (pair_od), against k15psNa
+k53() { k34 "$@" --background-hinge 0.99:1; }  # OUT SEED [option...]
+pair93() { pair_od k53 "$1"; }  # SEED
 # Pilot 83's extension (chooses nothing): K15's seed N as k15psNa (trained unless done, judge_od),
 # then K39's seed N (pair83)
 pair87() { k15_partner "$1"; pair83 "$1"; }  # SEED

@@ -134,3 +134,5 @@ pilot90() { rule_k15c12 K50 k50 "12 13"; }
 pilot91() { rule_k15c12 K51 k51 "12 13"; }
 # Pilot 92: K52 (K39 + seizure mixing) against K15 on seeds 12 and 13
 pilot92() { rule_k15c12 K52 k52 "12 13"; }
+# Pilot 93: K53 (K34's AL source + K39's hinge) against K15 on seeds 12 and 13
+pilot93() { rule_k15c12 K53 k53 "12 13"; }
