@@ -226,6 +226,9 @@ pair92() { pair_od k52 "$1"; }  # SEED
 # first) plus K39's background hinge, seed N (pair_od), against k15psNa
 k53() { k34 "$@" --background-hinge 0.99:1; }  # OUT SEED [option...]
 pair93() { pair_od k53 "$1"; }  # SEED
+# Amendment 94: K15's seed N (k15psNa) and K53's (k53sNa) on the same machine, each trained and
+# judge_od; seeds 15-20 in order (al60 first on a machine without AL), then rule94
+pair94() { k15_partner "$1"; pair93 "$1"; }  # SEED
 # Pilot 83's extension (chooses nothing): K15's seed N as k15psNa (trained unless done, judge_od),
 # then K39's seed N (pair83)
 pair87() { k15_partner "$1"; pair83 "$1"; }  # SEED

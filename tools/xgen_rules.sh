@@ -136,3 +136,6 @@ pilot91() { rule_k15c12 K51 k51 "12 13"; }
 pilot92() { rule_k15c12 K52 k52 "12 13"; }
 # Pilot 93: K53 (K34's AL source + K39's hinge) against K15 on seeds 12 and 13
 pilot93() { rule_k15c12 K53 k53 "12 13"; }
+# Amendment 94: K53 against K15 on the fresh seeds 15-20 (RULE_SEEDS: the pairs finished so far)
+# -> recipe_k53_vs_k15c12_paired_sel5o_detf_a94.json
+rule94() { RULE_OUT=_a94${RULE_OUT:-} rule_k15c12 K53 k53 "15 16 17 18 19 20"; }
