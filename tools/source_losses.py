@@ -28,6 +28,19 @@ from rt_eeg.errors import RtEegError  # noqa: E402
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
 
 
+def context_model(folder: str):
+    """A context-normalised model folder's Keras model, normalisation and feature scale
+    (shape (n_features,)); any other model is refused, naming the folder."""
+    import keras
+
+    dec = json.loads((Path(folder) / "manifest.json").read_text())["decoder"]
+    if "context" not in dec:
+        raise RtEegError("not a context-normalised model (no feature scale)", folder)
+    scale = np.asarray(dec["context"]["feature_scale"], np.float32)
+    model = keras.saving.load_model(Path(folder) / "model.keras", compile=False)
+    return model, dec["normalisation"], scale
+
+
 def source_losses(store_dir: str, sources: str, seed: int, models: list[str]) -> dict:
     """``{model folder: {source: balanced cross-entropy}}`` on training seed ``seed``'s probe.
 
@@ -42,7 +55,6 @@ def source_losses(store_dir: str, sources: str, seed: int, models: list[str]) ->
     models : list of str
         Model folders trained with a context normalisation.
     """
-    import keras
 
     from rt_eeg.decoder import make_infer
     from rt_eeg.store import FeatureStore
@@ -61,13 +73,8 @@ def source_losses(store_dir: str, sources: str, seed: int, models: list[str]) ->
     )
     out = {}
     for folder in models:
-        manifest = json.loads((Path(folder) / "manifest.json").read_text())
-        dec = manifest["decoder"]
-        if "context" not in dec:
-            raise RtEegError("not a context-normalised model (no feature scale)", folder)
-        scale = np.asarray(dec["context"]["feature_scale"], np.float32)
-        model = keras.saving.load_model(Path(folder) / "model.keras", compile=False)
-        score = row_scorer(make_infer(model), store, dec["normalisation"], scale)
+        model, norm, scale = context_model(folder)
+        score = row_scorer(make_infer(model), store, norm, scale)
         losses = probe_losses(score, probes)
         out[str(folder)] = {n: round(float(v), 4) for n, v in zip(names, losses, strict=True)}
     return out

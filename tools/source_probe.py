@@ -17,7 +17,6 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -25,6 +24,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from source_losses import context_model  # noqa: E402
 
 from rt_eeg.errors import RtEegError  # noqa: E402
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
@@ -96,15 +97,10 @@ def probe(store_dir: str, sources: str, models: list[str], per_source: int, seed
     half = rows.size // 2
     out = {}
     for folder in models:
-        manifest = json.loads((Path(folder) / "manifest.json").read_text())
-        dec = manifest["decoder"]
-        if "context" not in dec:
-            raise RtEegError("not a context-normalised model (no feature scale)", folder)
-        scale = np.asarray(dec["context"]["feature_scale"], np.float32)
-        model = keras.saving.load_model(Path(folder) / "model.keras", compile=False)
+        model, norm, scale = context_model(folder)
         summary = keras.Model(model.inputs, model.get_layer("lstm").output)
         h = np.concatenate([
-            summary.predict(model_inputs(store, rows[i : i + 4096], dec["normalisation"], scale)[0],
+            summary.predict(model_inputs(store, rows[i : i + 4096], norm, scale)[0],
                             batch_size=1024, verbose=0)
             for i in range(0, rows.size, 4096)
         ])  # fmt: skip
