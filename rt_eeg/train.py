@@ -301,13 +301,13 @@ def train_from_store(
             if epoch > 0:  # steady state: the first epoch includes tracing
                 steady[0] += len(order)
                 steady[1] += t_fit
-            dro = {}
+            dro, head = {}, {}
             if adv:  # how well the head still tells the sources apart
-                dro["source_adversary"] = epoch_summary(
+                head["source_adversary"] = epoch_summary(
                     adv, reversal_strength((epoch + 1) / cfg.epochs, cfg.source_adversary)
                 )
                 log("source head: loss {head_loss:.3f}, accuracy {head_accuracy:.3f}, "
-                    "reversal {reversal:.3f}".format(**dro["source_adversary"]))  # fmt: skip
+                    "reversal {reversal:.3f}".format(**head["source_adversary"]))  # fmt: skip
             if shares is not None:  # this epoch's shares, then the next epoch's from the probe
                 source_loss = probe_losses(score, probes)
                 dro = {
@@ -327,6 +327,7 @@ def train_from_store(
                     "epoch": epoch + 1,
                     "train_loss": float(np.mean(losses)),
                     **dro,
+                    **head,
                     **({"stale_centres": n_stale} if cfg.stale_context > 0 else {}),
                     **({"seizures_mixed": n_mixed} if cfg.seizure_mix > 0 else {}),
                     "seconds": round(t_fit, 3),

@@ -116,3 +116,13 @@ def test_source_adversary_option_reaches_the_config(tmp_path):
     base = ["--corpus", "c.list", "--out", str(tmp_path / "m")]
     assert p.parse_args(base).source_adversary == 0.0
     assert p.parse_args([*base, "--source-adversary", "0.3"]).source_adversary == 0.3
+
+
+def test_source_adversary_beside_group_dro_records_both(tmp_path):
+    """With group DRO on as well, each epoch's history keeps the head's summary beside the
+    sources' shares and losses (neither overwrites the other)."""
+    store = two_source_store(tmp_path, shift=4.0)
+    cfg = dict(TINY, seed=3, keep="last", normalisation="context", balance_sources=("A", "B"))
+    m = fit(store, tmp_path / "both", source_adversary=0.3, source_dro=1.0, **cfg)
+    for h in m["history"]:
+        assert {"source_adversary", "source_shares", "source_losses"} <= set(h)
