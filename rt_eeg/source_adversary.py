@@ -12,6 +12,11 @@ The sources are balanced in every epoch (``balance_sources``: equal seizure and 
 shares per source), so the label mix is the same in each and a source-invariant summary does
 not have to give up the seizure/background split. The head is not part of the saved model:
 inference, streaming and the model files are unchanged.
+
+Judged as K51 (pilot 91, strength 0.3): the decoder's seizure summaries became much less
+generator-specific (``tools/source_probe.py``: 37-40 % against 61-62 %), its dev ranking held,
+but the top of its score range flattened and the unseen generators' sensitivity at the
+operating point fell by 13-15 points. Off by default.
 """
 
 from __future__ import annotations
