@@ -51,14 +51,13 @@ def balanced_sample(store, sources: str, per_source: int, seed: int):
     y = np.asarray(store.labels[rows]) == 1
     src, names = row_sources(store, rows, parse_sources(sources))
     rng = np.random.default_rng([seed, 11])
-    picked = []
+    picked = []  # positions in rows, so each pick's source and label come along
     for s in range(len(names)):
         for cls in (True, False):
-            pool = rows[(src == s) & (y == cls)]
+            pool = np.flatnonzero((src == s) & (y == cls))
             picked.append(rng.choice(pool, min(per_source, pool.size), replace=False))
-    out = rng.permutation(np.concatenate(picked))
-    src_of, _ = row_sources(store, out, names)
-    return out, src_of.astype(np.int32), np.asarray(store.labels[out]) == 1, names
+    at = rng.permutation(np.concatenate(picked))
+    return rows[at], src[at].astype(np.int32), y[at], names
 
 
 def fit_head(tf, keras, head, h: np.ndarray, src: np.ndarray, rng) -> None:
@@ -115,7 +114,6 @@ def probe(store_dir: str, sources: str, models: list[str], per_source: int, seed
             "background_accuracy": round(float(hit[~seiz[half:]].mean()), 4),
             "chance": round(1.0 / len(names), 4),
         }
-    del tf
     return {"sources": list(names), "windows": int(rows.size), "models": out}
 
 
