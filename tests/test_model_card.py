@@ -56,3 +56,25 @@ def test_time_called_table_and_a_folder_that_is_not_a_run(tmp_path, capsys):
     assert "not an rt-eeg evaluate report" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         model_card.main([])  # neither --work nor --time-called
+
+
+def test_eval_prefix_names_where_the_held_out_runs_are(tmp_path, capsys):
+    """--eval-prefix reads PREFIX_<corpus>/report.json (a candidate's own decodes), not
+    WORK/eval_<corpus>: the figures land in the model's manifest from the prefix's runs."""
+    model = tmp_path / "mc_test_model"
+    model.mkdir()
+    (model / "manifest.json").write_text(json.dumps({"weights_sha256": "x"}))
+    for folder, sens in ((tmp_path / "k53_O", 91.5), (tmp_path / "eval_O", 10.0)):
+        folder.mkdir()
+        report = {"hours": 10.0, "n_recordings": 3, "recordings": [],
+                  "scores": {"ovlp": {"seiz": {"sensitivity": sens, "targets": 12, "fa_per_24h": 0.5}}},
+                  "onset_latency_s": {"median": 4.0}}  # fmt: skip
+        (folder / "report.json").write_text(json.dumps(report))
+    args = ["--model", str(model), "--work", str(tmp_path)]
+    assert model_card.main([*args, "--eval-prefix", str(tmp_path / "k53")]) == 0
+    held = json.loads((model / "manifest.json").read_text())["heldout"]
+    assert held["O"]["ovlp_sensitivity"] == 91.5 and held["O"]["seizures"] == 12
+    assert set(held) == {"O"}
+    assert model_card.main(args) == 0  # the default prefix: WORK/eval
+    assert json.loads((model / "manifest.json").read_text())["heldout"]["O"]["ovlp_sensitivity"] == 10.0
+    capsys.readouterr()

@@ -176,6 +176,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default=str(ROOT / "models" / "default"))
     ap.add_argument("--work", help="the recipe's work folder (eval_<corpus>/ of the model)")
+    ap.add_argument("--eval-prefix", help="the evaluations' folders are PREFIX_<corpus>/ "
+                                          "(default: WORK/eval)")  # fmt: skip
     ap.add_argument("--time-called", nargs="+", type=Path, metavar="EVAL_DIR",
                     help="only print the seizure time each rt-eeg evaluate folder calls against "
                          "the reference's (no manifest is written)")  # fmt: skip
@@ -185,12 +187,13 @@ def main(argv=None) -> int:
     if not args.work:
         ap.error("--work is required (unless --time-called)")
     model, work = Path(args.model), Path(args.work)
+    prefix = args.eval_prefix or str(work / "eval")
     manifest_path = model / "manifest.json"
     manifest = json.loads(manifest_path.read_text("utf-8"))
     held: dict = {}
     for key, what in ROLES.items():
-        rp = work / f"eval_{key}" / "report.json"
-        sp = work / f"eval_{key}" / "sweep.json"
+        rp = Path(f"{prefix}_{key}") / "report.json"
+        sp = Path(f"{prefix}_{key}") / "sweep.json"
         if rp.is_file():
             rep = json.loads(rp.read_text("utf-8"))
             held[key] = {"what": what, **_summary(rep), "per_family": per_family(rep)}

@@ -139,3 +139,30 @@ pilot93() { rule_k15c12 K53 k53 "12 13"; }
 # Amendment 94: K53 against K15 on the fresh seeds 15-20 (RULE_SEEDS: the pairs finished so far)
 # -> recipe_k53_vs_k15c12_paired_sel5o_detf_a94.json
 rule94() { RULE_OUT=_a94${RULE_OUT:-} rule_k15c12 K53 k53 "15 16 17 18 19 20"; }
+# Amendment 94's gates (amendment 75's, in order) on K53's seed K at its _sel5o point, its K15
+# pair P beside it: O + O2 (own_gate, SHIP=ship5o), then the real checks at that point (TUH
+# background, CHB-MIT) and the replay of the bundled recording -> $WORK/K_ship5o,
+# tools/results/own_gate_{K,P}_ship5o.json, real_checks_K_ship5o.json, $WORK/replay_K_ship5o
+gates94() {  # K P
+  local k
+  for k in "$1" "$2"; do
+    SHIP=ship5o POINT_SUF=_sel5o at_point "$k"
+    SHIP=ship5o POINT_SUF=_sel5o own_gate "$k"
+  done
+  python tools/real_checks.py --model "$WORK/$1_ship5o" --no-bonn \
+    --out "tools/results/real_checks_$1_ship5o.json"
+  rt-eeg replay data_samples/sample_s001_t000.edf --model "$WORK/$1_ship5o" --speed max \
+    --no-monitor --out "$WORK/replay_$1_ship5o"
+}
+# After the gates pass: the REPORT corpora (and the independent generators' held-out corpora)
+# decoded once with K at its _sel5o point ($WORK/eval_K_ship5o_C), chosen on by nothing ->
+# tools/results/heldout_K_ship5o.json (tools/compare_heldout.py)
+report94() {  # K
+  local c s=$1_ship5o
+  for c in U U2 R XR XRB XTD XEB XHB; do
+    [ -f "$WORK/eval_${s}_$c/report.json" ] ||
+      rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$s" --out "$WORK/eval_${s}_$c" --workers "$J"
+  done
+  python tools/compare_heldout.py --model "${1^^}=$WORK/eval_$s" \
+    --corpora U,U2,R,XR,XRB,XTD,XEB,XHB,O,O2 --out "tools/results/heldout_$s.json"
+}
