@@ -36,6 +36,9 @@
 # 21 min, then the held-out evaluations (about 25 min idle).
 # On an AMD EPYC (Zen 4 class, 2026-11-29, idle): every corpus, the store and seed 3 in 37 min.
 # On a fresh Intel Xeon (2026-11-30, idle): the same in 40 min, seed 3's weights the pinned 9cd04bed2da2.
+# K53's steps after it (2026-11-30, Intel Xeon): AL about 2 min, its store (storeX5L, 17 GB,
+# reusing storeX5) 2 min, training 143 s, the SELECT v2 and OD decodes about 9 min, the
+# held-out decodes about 30 min; seed 15's weights 6e2e6871a441.
 set -euo pipefail
 # One numeric environment on every x86-64 machine (README "Reproducibility across CPUs"): numpy's
 # SIMD level and OpenBLAS's kernels move the simulated corpora, oneDNN's the training; all three
