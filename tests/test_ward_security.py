@@ -117,6 +117,79 @@ def test_each_refused_key_is_logged_once(tmp_path, keys, caplog):
     assert allow.callback("rt-eeg", intruder)
 
 
+def test_a_refused_client_times_out_even_when_refused_before_it_sends(tmp_path, keys, monkeypatch):
+    """REQ's send blocks once a refused CURVE handshake has detached its only peer: under
+    load the refusal can land between connect and send (seen in CI), and the client hung."""
+    import threading
+
+    from rt_eeg.security import CurveServer
+
+    ctx = zmq.Context()
+    server = CurveServer(ctx, keys["ward_sec"], keys["allowed"])
+    rep = ctx.socket(zmq.REP)
+    rep.setsockopt(zmq.LINGER, 0)
+    server.apply(rep)
+    endpoint = f"tcp://127.0.0.1:{rep.bind_to_random_port('tcp://127.0.0.1')}"
+    station = (str(keys["ward_pub"]), str(keys["station_sec"]))
+    intruder = (str(keys["ward_pub"]), str(keys["intruder_sec"]))
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            if rep.poll(50):
+                rep.recv()
+                rep.send(b'{"ok": true}')
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        assert request(endpoint, {"cmd": "list"}, timeout_s=10, curve=station) == {"ok": True}
+        connect = zmq.Socket.connect
+
+        monitors = []
+
+        def slow_connect(sock, addr):  # return just after the service refused the handshake
+            from zmq.utils.monitor import recv_monitor_message
+
+            if sock.type != zmq.REQ:  # the monitor's own PAIR socket
+                return connect(sock, addr)
+            monitor = sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_FAILED_AUTH)
+            monitors.append(monitor)  # kept: disabling it here gives the reconnect time
+            out = connect(sock, addr)
+            assert monitor.poll(5000), "the service never refused the intruder's handshake"
+            recv_monitor_message(monitor)
+            time.sleep(0.05)  # the pipe is dropped just after the event, until the reconnect
+            return out
+
+        monkeypatch.setattr(zmq.Socket, "connect", slow_connect)
+        outcome = []
+
+        def ask():  # five tries: the pipe comes back with each reconnect, so one may slip by
+            for _ in range(5):
+                try:
+                    request(endpoint, {"cmd": "list"}, timeout_s=0.5, curve=intruder)
+                    outcome.append("reply")
+                except RtEegError as err:
+                    outcome.append(str(err))
+
+        asker = threading.Thread(target=ask, daemon=True)
+        t0 = time.monotonic()
+        asker.start()
+        asker.join(20)
+        assert not asker.is_alive(), "the refused client hung in send"
+        assert len(outcome) == 5 and all("no reply within 0.5 s" in o and "authorized_keys_dir" in o
+                                         for o in outcome)  # fmt: skip
+        assert time.monotonic() - t0 < 15
+    finally:
+        stop.set()
+        thread.join(5)
+        for monitor in monitors:
+            monitor.close(0)
+        rep.close(0)
+        server.stop()
+        ctx.term()
+
+
 class _Serve:
     """``rt-eeg serve`` with no beds (the status and control sockets are what is tested)."""
 

@@ -14,6 +14,7 @@ request gets the latter, never a crash of the service.
 from __future__ import annotations
 
 import json
+import time
 
 import zmq
 
@@ -65,16 +66,24 @@ def request(endpoint: str, req: dict, timeout_s: float = 5, *,
     ctx = zmq.Context.instance()
     sock = ctx.socket(zmq.REQ)
     sock.setsockopt(zmq.LINGER, 0)
+    # REQ's send blocks while no peer is attached (a CURVE handshake the service refused
+    # detaches it); without a send timeout a refused client hangs instead of timing out.
+    sock.setsockopt(zmq.SNDTIMEO, max(1, int(timeout_s * 1000)))
     try:
         if curve is not None:
             from rt_eeg.security import curve_client_options
 
             curve_client_options(sock, *curve)
         sock.connect(endpoint)
-        sock.send(json.dumps(req).encode())
-        if not sock.poll(int(timeout_s * 1000)):
-            why = ("is rt-eeg serve running, and is this client's key in its authorized_keys_dir?"
-                   if curve is not None else "is rt-eeg serve running?")  # fmt: skip
+        why = ("is rt-eeg serve running, and is this client's key in its authorized_keys_dir?"
+               if curve is not None else "is rt-eeg serve running?")  # fmt: skip
+        t0 = time.monotonic()
+        try:
+            sock.send(json.dumps(req).encode())
+        except zmq.Again:
+            raise RtEegError(f"no reply within {timeout_s:g} s ({why})", endpoint) from None
+        left_ms = int(max(0.0, timeout_s - (time.monotonic() - t0)) * 1000)
+        if not sock.poll(left_ms):
             raise RtEegError(f"no reply within {timeout_s:g} s ({why})", endpoint)
         try:
             reply = json.loads(sock.recv())
