@@ -50,9 +50,17 @@ SPLITS = ("train", "dev", "eval")
 
 def optional_families() -> frozenset[str]:
     """Families a recording holds by chance, which ``require`` can make certain."""
-    from rt_eeg.sim import alpha_field, clinical_artifacts, drug_beta, fresh_families, variety
+    from rt_eeg.sim import (
+        alpha_field,
+        clinical_artifacts,
+        drug_beta,
+        fresh_families,
+        steady_rhythms,
+        variety,
+    )
 
-    chance = (variety.PRESENCE, clinical_artifacts.CLINICAL_PRESENCE, fresh_families.FRESH_PRESENCE)
+    chance = (variety.PRESENCE, clinical_artifacts.CLINICAL_PRESENCE, fresh_families.FRESH_PRESENCE,
+              steady_rhythms.PRESENCE)  # fmt: skip
     return frozenset().union(*chance, {drug_beta.FAMILY, alpha_field.FAMILY})
 
 

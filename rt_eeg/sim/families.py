@@ -53,6 +53,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "mu",  # arciform 7-11 Hz over C3 / C4, awake
         "lambda",  # positive occipital transients of visual scanning, awake
         "phantom_sw",  # 6 Hz phantom spike-and-wave: small spike, 5-7 Hz, 1-2 s
+        "steady_rhythm",  # rhythmic theta / delta runs that never evolve (only when required)
     ),
     "artifact": (
         "blink",

@@ -51,6 +51,7 @@ from rt_eeg.sim.layout import (
 )
 from rt_eeg.sim.profile import PatientProfile
 from rt_eeg.sim.seizures import Seizure, SeizureSpec, plan_seizure
+from rt_eeg.sim.steady_rhythms import STEADY_RENDERERS, draw_steady_rhythms
 from rt_eeg.sim.transients import TransientTrack
 from rt_eeg.sim.variety import KIND_FAMILY, Variety, families_present
 
@@ -290,10 +291,13 @@ class RecordingGenerator:
             fresh = np.random.default_rng(np.random.SeedSequence([p.seed, 0xFA7]))
             transients += draw_fresh_families(p.duration, p.profile, self.timeline, v, fresh,
                                               artifacts=p.artifacts)  # fmt: skip
+            # steady rhythms: opt-in (a corpus that does not require them draws nothing)
+            steady = np.random.default_rng(np.random.SeedSequence([p.seed, 0x57D]))
+            transients += draw_steady_rhythms(p.duration, self.timeline, v, steady)
         self.transients = transients
         self.track = TransientTrack(transients, {**SLEEP_RENDERERS, **ARTIFACT_RENDERERS,
                                                  **CLINICAL_RENDERERS, **BENIGN_RENDERERS,
-                                                 **FRESH_RENDERERS},
+                                                 **FRESH_RENDERERS, **STEADY_RENDERERS},
                                     p.sfreq)  # fmt: skip
         self.ecg = Ecg(p.duration, p.profile, p.sfreq, rngs[4])
         if v is not None and not (p.artifacts and v.allows("ecg")):

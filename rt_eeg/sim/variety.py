@@ -27,6 +27,7 @@ KIND_FAMILY: dict[str, str] = {
     "fourteen_six": "fourteen_six", "sreda": "sreda", "percussion": "percussion",
     "pulse": "pulse", "glossokinetic": "glossokinetic", "hypnagogic": "hypnagogic", "mu": "mu",
     "lambda": "lambda", "phantom_sw": "phantom_sw", "photic": "photic",
+    "temporal_theta": "steady_rhythm", "midline_theta": "steady_rhythm", "irda": "steady_rhythm",
 }  # fmt: skip
 #: Behavioural state -> its background family.
 STATE_FAMILY = {"awake": "awake_alpha", "drowsy": "drowsy", "sleep": "sleep"}
