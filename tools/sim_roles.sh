@@ -22,5 +22,8 @@ NEW_TRAIN3=drug_beta
 # A wide alpha field (rt_eeg/sim/alpha_field.py, 2026-11-29): TRAIN, in corpus AN only (protocol
 # amendment 63); every other corpus excludes it and keeps its bytes
 NEW_TRAIN4=alpha_field
+# Steady rhythms (rt_eeg/sim/steady_rhythms.py, 2026-11-30): TRAIN, in corpus AR only (pilot 96).
+# Opt-in (its chance is 0 unless a corpus requires it): no other corpus needs to exclude it.
+NEW_TRAIN5=steady_rhythm
 # O and O2 (own distribution: TRAIN families on unseen patients) exclude everything else
 OWN_EXCLUDE="$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"

@@ -232,3 +232,15 @@ pair94() { k15_partner "$1"; pair93 "$1"; }  # SEED
 # Pilot 83's extension (chooses nothing): K15's seed N as k15psNa (trained unless done, judge_od),
 # then K39's seed N (pair83)
 pair87() { k15_partner "$1"; pair83 "$1"; }  # SEED
+# Pilot 96: AR, 12 h of our simulator drawn as corpus A (TRAIN families) with steady rhythms
+# (`steady_rhythm`, rt_eeg/sim/steady_rhythms.py: temporal / midline theta and IRDA runs that
+# never evolve, opt-in) in every recording; trainX5R.list = trainX5L + AR; its store reuses
+# storeX5 (AL and AR computed; ~18 GB: delete it after the pilot when the disk is short)
+ar96() {
+  corpus_join AR trainX5L trainX5R sim --hours 12 --patients 6 --seed 96 --no-progress --require-families steady_rhythm \
+    --exclude-families "$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
+}
+# K54 (pilot 96): K53 with AR inside our simulator's source (its steady runs at their share of
+# that source's rows; mining finds them when the model scores them high)
+k54() { k15_joined trainX5R A+A3+B+AR,AL,XT1,XT2,XE,XH "$@" --background-hinge 0.99:1; }  # OUT SEED [option...]
+pair96() { pair_od k54 "$1"; }  # SEED

@@ -84,7 +84,7 @@ paired6f_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
 # _s12-14 when a pilot is read on more seeds than it first was).
 rule_k15c6() {  # LABEL PREFIX
   local -a seeds=(${RULE_SEEDS:-6 7 8 9 10 11})
-  PAIRED_REF="$(printf 'k15ps%sa ' "${seeds[@]}")" PAIRED_TAG=${RULE_TAG:-K15C6} \
+  PAIRED_REF="$(printf "${RULE_REF:-k15ps}%sa " "${seeds[@]}")" PAIRED_TAG=${RULE_TAG:-K15C6} \
     PAIRED_RULE="--paired-means=-2:6.4:1:99:0:99" SUF=${RULE_SUF:-_sel5f} OUT_SUF=_detf${RULE_OUT:-} \
     PAIRED_EXTRA="--det-max-flag-ratio 2" paired_vs_k15r "$1" $(printf "$2s%sa " "${seeds[@]}")
 }
@@ -136,6 +136,9 @@ pilot91() { rule_k15c12 K51 k51 "12 13"; }
 pilot92() { rule_k15c12 K52 k52 "12 13"; }
 # Pilot 93: K53 (K34's AL source + K39's hinge) against K15 on seeds 12 and 13
 pilot93() { rule_k15c12 K53 k53 "12 13"; }
+# Pilot 96: K54 (K53 + AR's steady rhythms) against K53 (the default's recipe, k53sNa) on seeds
+# 12 and 13 -> recipe_k54_vs_k53c12_paired_sel5o_detf.json
+pilot96() { RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K53C12 RULE_SUF=_sel5o rule_k15c6 K54 k54; }
 # Amendment 94: K53 against K15 on the fresh seeds 15-20 (RULE_SEEDS: the pairs finished so far)
 # -> recipe_k53_vs_k15c12_paired_sel5o_detf_a94.json
 rule94() { RULE_OUT=_a94${RULE_OUT:-} rule_k15c12 K53 k53 "15 16 17 18 19 20"; }
