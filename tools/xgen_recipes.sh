@@ -244,3 +244,14 @@ ar96() {
 # that source's rows; mining finds them when the model scores them high)
 k54() { k15_joined trainX5R A+A3+B+AR,AL,XT1,XT2,XE,XH "$@" --background-hinge 0.99:1; }  # OUT SEED [option...]
 pair96() { pair_od k54 "$1"; }  # SEED
+# Pilot 97: BL, our simulator at the real TUSZ seizure times of the shared annotation tree (as
+# corpus B) whose seizures are all low-voltage fast (as AL's): AL's template at real, mostly
+# short, durations (median 18 s); trainX5LB.list = trainX5L + BL; its store reuses storeX5 (AL
+# and BL computed; ~18 GB: delete it after the pilot when the disk is short)
+bl97() {
+  corpus_join BL trainX5L trainX5LB sim --from-annotations "$SHARED" --seed 97 --no-progress --exclude-families \
+    "$TRAIN_SEIZ,$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
+}
+# K55 (pilot 97): K53 with BL inside AL's source (the LVF template's rows shared by long and short)
+k55() { k15_joined trainX5LB A+A3+B,AL+BL,XT1,XT2,XE,XH "$@" --background-hinge 0.99:1; }  # OUT SEED [option...]
+pair97() { pair_od k55 "$1"; }  # SEED

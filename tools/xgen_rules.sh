@@ -139,6 +139,8 @@ pilot93() { rule_k15c12 K53 k53 "12 13"; }
 # Pilot 96: K54 (K53 + AR's steady rhythms) against K53 (the default's recipe, k53sNa) on seeds
 # 12 and 13 -> recipe_k54_vs_k53c12_paired_sel5o_detf.json
 pilot96() { RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K53C12 RULE_SUF=_sel5o rule_k15c6 K54 k54; }
+# Pilot 97: K55 (K53 + short LVF seizures at real TUSZ times, BL) against K53 on seeds 12 and 13
+pilot97() { RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K53C12 RULE_SUF=_sel5o rule_k15c6 K55 k55; }
 # Amendment 94: K53 against K15 on the fresh seeds 15-20 (RULE_SEEDS: the pairs finished so far)
 # -> recipe_k53_vs_k15c12_paired_sel5o_detf_a94.json
 rule94() { RULE_OUT=_a94${RULE_OUT:-} rule_k15c12 K53 k53 "15 16 17 18 19 20"; }
