@@ -176,10 +176,13 @@ if PostprocessConfig().to_dict() | report["postprocess"] != read_postprocess_tom
     sys.exit(f"{sys.argv[1]}: decoded at another operating point than {model}/postprocess.toml")
 PY
 }
+# A reused decode must come from $K53's weights and point. Not rt-eeg evaluate's own run_config
+# check: that compares model.keras's bytes, which differ between two trainings of the same
+# weights (the archive's metadata), so it would refuse every reused folder.
 decode() {  # CORPUS EVAL_DIR [evaluate option...]
   local c=$1 e=$2; shift 2
-  if [ -f "$e/report.json" ]; then same_model "$e"; return; fi
-  rt-eeg evaluate --list "$WORK/$c.list" --model "$K53" --out "$e" --workers 2 "$@"
+  [ -f "$e/report.json" ] && same_model "$e"
+  J=2 decode_once "$WORK/$c.list" "$K53" "$e" "$@"
 }
 for c in $SELECT_V2_DECODED OD; do decode "$c" "${SEL_EVAL}_$c" --feature-cache "$WORK/fcache"; done
 J=2 select_v2_tune "$K53" "$SEL_EVAL" "$WORK/op_k53s${SEED}_sel5f.json" "$WORK/op_k53s${SEED}_sel5f.toml" \

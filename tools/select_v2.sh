@@ -4,6 +4,13 @@
 # and J (worker processes).
 #   SS  our simulator's S + S2 (decoded in the EVAL_PREFIX_SEL folder, with XS)
 #   XS  nmm      XCC mvar (XC + XCB)      XT3 simple      XT4 atoms
+# LIST decoded by MODEL into OUT, unless OUT/report.json (written last, atomically) says it was
+# already: the one "decode once" every judging step uses (J worker processes)
+decode_once() {  # LIST MODEL OUT [rt-eeg evaluate option...]
+  local list=$1 model=$2 out=$3; shift 3
+  [ -f "$out/report.json" ] ||
+    rt-eeg evaluate --list "$list" --model "$model" --out "$out" --workers "$J" "$@"
+}
 # The corpora decoded for the five voices: each in the folder EVAL_PREFIX_NAME, its files in NAME.list
 SELECT_V2_DECODED="SEL XCC XT3 XT4"
 select_v2_tune() {  # MODEL EVAL_PREFIX OUT_JSON OUT_TOML [operating_point.py option...]

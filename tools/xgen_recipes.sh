@@ -134,10 +134,7 @@ od72() {  # K...
   sim "$WORK/OD" --hours 30 --patients 18 --seed 81 --exclude-families "$OWN_EXCLUDE"
   [ -s "$WORK/OD.list" ] || find "$WORK/OD/edf" -name '*.edf' | sort > "$WORK/OD.list"
   local k
-  for k in "$@"; do
-    [ -f "$WORK/eval_${k}_OD/report.json" ] ||
-      rt-eeg evaluate --list "$WORK/OD.list" --model "$WORK/$k" --out "$WORK/eval_${k}_OD" --workers "$J"
-  done
+  for k in "$@"; do decode_once "$WORK/OD.list" "$WORK/$k" "$WORK/eval_${k}_OD"; done
 }
 # Amendment 72: each K's _sel5f trials chosen over again with our own distribution first: OD at
 # <= 1.0 FA/24 h, then >= 95 % of OD's seizures (or the best share any eligible point reaches),

@@ -68,9 +68,7 @@ judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not d
   # corpora's features (byte-identical outputs, about 40 % less decoding time)
   local fc=${FEATURE_CACHE-$WORK/fcache}
   for c in $SELECT_V2_DECODED; do
-    [ -f "$WORK/eval_${1}_$c/report.json" ] && continue  # written last, atomically
-    rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$1" --out "$WORK/eval_${1}_$c" --workers "$J" \
-      ${fc:+--feature-cache "$fc"}
+    decode_once "$WORK/$c.list" "$WORK/$1" "$WORK/eval_${1}_$c" ${fc:+--feature-cache "$fc"}
   done
   [ -n "${TUNE5_SKIP:-}" ] || tune5 "$1" strict _sel5 --fixed shipped="$WORK/k6/postprocess.toml"
   [ -f "tools/results/real_checks_$1.json" ] ||
@@ -111,10 +109,7 @@ at_point() {  # K
 # $WORK/K_NAME decoded into eval_K_NAME_O*, -> own_gate_K_NAME.json)
 own_gate() {  # K
   local own=${OWN:-$WORK} c s=${1}_${SHIP:-ship}
-  for c in O O2; do
-    [ -f "$WORK/eval_${s}_$c/report.json" ] ||
-      rt-eeg evaluate --list "$own/$c.list" --model "$WORK/$s" --out "$WORK/eval_${s}_$c" --workers "$J"
-  done
+  for c in O O2; do decode_once "$own/$c.list" "$WORK/$s" "$WORK/eval_${s}_$c"; done
   python tools/own_gate.py --model "${1^^}=$WORK/eval_${s}_O:$own/O,$WORK/eval_${s}_O2:$own/O2" \
     --note "amendment 37's gate, $1 at its own SELECT v2 point (op_$1${POINT_SUF:-_sel5}.toml)" \
     --out "tools/results/own_gate_$1${SHIP:+_$SHIP}.json"

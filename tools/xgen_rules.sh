@@ -164,10 +164,7 @@ gates94() {  # K P
 # tools/results/heldout_K_ship5o.json (tools/compare_heldout.py)
 report94() {  # K
   local c s=$1_ship5o
-  for c in U U2 R XR XRB XTD XEB XHB; do
-    [ -f "$WORK/eval_${s}_$c/report.json" ] ||
-      rt-eeg evaluate --list "$WORK/$c.list" --model "$WORK/$s" --out "$WORK/eval_${s}_$c" --workers "$J"
-  done
+  for c in U U2 R XR XRB XTD XEB XHB; do decode_once "$WORK/$c.list" "$WORK/$s" "$WORK/eval_${s}_$c"; done
   python tools/compare_heldout.py --model "${1^^}=$WORK/eval_$s" \
     --corpora U,U2,R,XR,XRB,XTD,XEB,XHB,O,O2 --out "tools/results/heldout_$s.json"
 }
