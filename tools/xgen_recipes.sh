@@ -252,3 +252,21 @@ bl97() {
 # K55 (pilot 97): K53 with BL inside AL's source (the LVF template's rows shared by long and short)
 k55() { k15_joined trainX5LB A+A3+B,AL+BL,XT1,XT2,XE,XH "$@" --background-hinge 0.99:1; }  # OUT SEED [option...]
 pair97() { pair_od k55 "$1"; }  # SEED
+# Pilot 98: NAME = the mean of K53 seeds' stored outputs (tools/ensemble_probs.py; approximate for
+# context members, amendment 32) in an `rt-eeg ensemble` folder, tuned as every seed (tune52, then
+# tune72 with OD), its family scores and real checks
+ens98() {  # NAME SEED...
+  local name=$1 c members; shift
+  members=$(printf "$WORK/k53s%sa," "$@")
+  [ -f "$WORK/$name/manifest.json" ] || rt-eeg ensemble --members "${members%,}" --out "$WORK/$name"
+  [ -f "$WORK/$name/postprocess.toml" ] || cp "$WORK/k6/postprocess.toml" "$WORK/$name/"
+  for c in $SELECT_V2_DECODED OD; do
+    [ -d "$WORK/eval_${name}_$c" ] ||
+      python tools/ensemble_probs.py $(printf -- "--member $WORK/eval_k53s%sa_$c " "$@") --out "$WORK/eval_${name}_$c"
+  done
+  tune52 "$name"
+  tune72 "$name"
+  select_v2_scores "$WORK/eval_$name" "tools/results/family_scores_${name}_sel.json"
+  [ -f "tools/results/real_checks_$name.json" ] ||
+    python tools/real_checks.py --model "$WORK/$name" --no-bonn --out "tools/results/real_checks_$name.json"
+}

@@ -141,6 +141,18 @@ pilot93() { rule_k15c12 K53 k53 "12 13"; }
 pilot96() { RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K53C12 RULE_SUF=_sel5o rule_k15c6 K54 k54; }
 # Pilot 97: K55 (K53 + short LVF seizures at real TUSZ times, BL) against K53 on seeds 12 and 13
 pilot97() { RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K53C12 RULE_SUF=_sel5o rule_k15c6 K55 k55; }
+# Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
+# points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
+# -> recipe_label_vs_k53_single.json
+pilot98() {  # LABEL NAME SEED...
+  local label=$1 name=$2 op=tools/results/operating_point_ rc=tools/results/real_checks_; shift 2
+  local -a ref; mapfile -t ref < <(printf 'k53s%sa\n' "$@")
+  python tools/judge_recipes.py --single-margin 5 --det-max-flag-ratio 2 \
+    --reference "K53S=$(printf "$op%s_sel5o.json\n" "${ref[@]}" | paste -sd,)" \
+    --candidate "$label=$op${name}_sel5o.json" \
+    --real "K53S=$(printf "$rc%s.json\n" "${ref[@]}" | paste -sd,)" --real "$label=$rc$name.json" \
+    --out "tools/results/recipe_${label,,}_vs_k53_single.json"
+}
 # Amendment 94: K53 against K15 on the fresh seeds 15-20 (RULE_SEEDS: the pairs finished so far)
 # -> recipe_k53_vs_k15c12_paired_sel5o_detf_a94.json
 rule94() { RULE_OUT=_a94${RULE_OUT:-} rule_k15c12 K53 k53 "15 16 17 18 19 20"; }
