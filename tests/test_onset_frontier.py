@@ -1,0 +1,57 @@
+"""tools/onset_frontier.py: which operating points the protocol could choose, the best one, and
+the earliest within a few SELECT v2 points of it (on a trials file of the shape
+tools/operating_point.py writes)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import onset_frontier  # noqa: E402
+
+VOICES = onset_frontier.VOICES
+
+
+def _trial(sens, lat, fa=1.0, flag=1.0, od_fa=0.0, top_k=2, thr=0.995, confirm=4):
+    cfg = {"top_k": top_k, "threshold_on": thr, "onset_epochs": confirm}
+    corpora = {v: {"config": cfg, "sensitivity": sens, "fa_per_24h": fa, "flag_ratio": flag,
+                   "latency_median_s": lat} for v in VOICES}  # fmt: skip
+    return {"corpora": corpora, "bounds": {"OD": {"fa_per_24h": od_fa, "hits": 40}}}
+
+
+def _write(tmp_path, name, trials):
+    path = tmp_path / f"operating_point_{name}_sel5o.trials.json.gz"
+    path.write_bytes(gzip.compress(json.dumps({"trials_pool": trials}).encode()))
+
+
+def test_earliest_point_within_the_margin_and_the_limits(tmp_path, capsys):
+    trials = [
+        _trial(46.0, 12.0),  # the best
+        _trial(44.0, 9.0, confirm=1),  # 2 points lower, 3 s earlier: the earliest within 3
+        _trial(42.0, 5.0, confirm=1),  # earlier still, but 4 points lower
+        _trial(60.0, 4.0, fa=6.0),  # over the false-alarm mean
+        _trial(60.0, 4.0, flag=2.5),  # calls too much seizure time
+        _trial(60.0, 4.0, od_fa=2.0),  # over OD's bound
+        _trial(60.0, None),  # a voice that found nothing has no latency
+    ]
+    _write(tmp_path, "m", trials)
+    out = tmp_path / "front.json"
+    assert onset_frontier.main(["m", "--results", str(tmp_path), "--out", str(out)]) == 0
+    f = json.loads(out.read_text())["models"]["m"]
+    assert f["best"]["select_v2"] == 46.0 and f["best"]["latency_s"] == 12.0
+    assert f["earliest_within"]["select_v2"] == 44.0 and f["latency_gain_s"] == 3.0
+    assert f["earliest_within"]["point"] == "top-2 >= 0.995 x1"
+    assert onset_frontier.main(["m", "--results", str(tmp_path), "--within", "5"]) == 0
+    assert "earliest within 5: 42.0 % at 5.0 s" in capsys.readouterr().out
+
+
+def test_a_missing_or_empty_trials_file_is_one_line_naming_it(tmp_path, capsys):
+    assert onset_frontier.main(["absent", "--results", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "operating_point_absent_sel5o.trials.json.gz" in err
+    _write(tmp_path, "none", [_trial(50.0, 3.0, fa=9.0)])
+    assert onset_frontier.main(["none", "--results", str(tmp_path)]) == 2
+    assert "no eligible point" in capsys.readouterr().err
