@@ -270,3 +270,6 @@ ens98() {  # NAME SEED...
   [ -f "tools/results/real_checks_$name.json" ] ||
     python tools/real_checks.py --model "$WORK/$name" --no-bonn --out "tools/results/real_checks_$name.json"
 }
+# K56 (pilot 99): K53 with K20's tail averaging (the weights averaged over the last 3 epochs)
+k56() { k53 "$@" --average-epochs 3; }  # OUT SEED [option...]
+pair99() { pair_od k56 "$1"; }  # SEED

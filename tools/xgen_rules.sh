@@ -141,6 +141,8 @@ pilot93() { rule_k15c12 K53 k53 "12 13"; }
 pilot96() { RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K53C12 RULE_SUF=_sel5o rule_k15c6 K54 k54; }
 # Pilot 97: K55 (K53 + short LVF seizures at real TUSZ times, BL) against K53 on seeds 12 and 13
 pilot97() { RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K53C12 RULE_SUF=_sel5o rule_k15c6 K55 k55; }
+# Pilot 99: K56 (K53 + tail averaging) against K53 on seeds 12 and 13
+pilot99() { RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K53C12 RULE_SUF=_sel5o rule_k15c6 K56 k56; }
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json
