@@ -19,7 +19,8 @@ def _trial(sens, lat, fa=1.0, flag=1.0, od_fa=0.0, top_k=2, thr=0.995, confirm=4
     cfg = {"top_k": top_k, "threshold_on": thr, "onset_epochs": confirm}
     corpora = {v: {"config": cfg, "sensitivity": sens, "fa_per_24h": fa, "flag_ratio": flag,
                    "latency_median_s": lat} for v in VOICES}  # fmt: skip
-    return {"corpora": corpora, "bounds": {"OD": {"fa_per_24h": od_fa, "hits": 40}}}
+    pool = {"sensitivity": sens, "fa_per_24h": fa, "latency_median_s": lat}  # the voices' means
+    return pool | {"corpora": corpora, "bounds": {"OD": {"fa_per_24h": od_fa, "hits": 40}}}
 
 
 def _write(tmp_path, name, trials):

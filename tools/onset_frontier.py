@@ -26,41 +26,35 @@ from pathlib import Path
 VOICES = ("SS", "XS", "XCC", "XT3", "XT4")
 
 
-def eligible_points(trials: list[dict], *, max_fa: float = 5.0, max_flag_ratio: float = 2.0,
-                    max_od_fa: float = 1.0) -> list[dict]:  # fmt: skip
-    """The trials the protocol could choose, each as ``{select_v2, latency_s, fa_per_24h,
-    od_found, point}``; trials with a voice that found nothing have no latency and are left out."""
-    rows = []
-    for tr in trials:
-        c = tr["corpora"]
-        od = tr.get("bounds", {}).get("OD")
-        lats = [c[v]["latency_median_s"] for v in VOICES]
-        if any(lat is None for lat in lats):
-            continue
-        fa = sum(c[v]["fa_per_24h"] for v in VOICES) / len(VOICES)
-        if fa > max_fa or any(c[v]["flag_ratio"] > max_flag_ratio for v in VOICES):
-            continue
-        if od is not None and od["fa_per_24h"] > max_od_fa:
-            continue
-        cfg = c["SS"]["config"]
-        rows.append({
-            "select_v2": round(sum(c[v]["sensitivity"] for v in VOICES) / len(VOICES), 2),
-            "latency_s": round(sum(lats) / len(lats), 2),
-            "fa_per_24h": round(fa, 2),
-            "od_found": None if od is None else od["hits"],
-            "point": f"top-{cfg['top_k']} >= {cfg['threshold_on']} x{cfg['onset_epochs']}",
-        })  # fmt: skip
-    return rows
+def _row(trial: dict) -> dict:
+    cfg = trial["corpora"]["SS"]["config"]
+    od = trial.get("bounds", {}).get("OD")
+    return {
+        "select_v2": round(trial["sensitivity"], 2),
+        "latency_s": round(trial["latency_median_s"], 2),
+        "fa_per_24h": round(trial["fa_per_24h"], 2),
+        "od_found": None if od is None else od["hits"],
+        "point": f"top-{cfg['top_k']} >= {cfg['threshold_on']} x{cfg['onset_epochs']}",
+    }
 
 
-def frontier(rows: list[dict], within: float) -> dict:
-    """``{best, earliest_within}``: the best SELECT v2 point (earliest on ties) and the earliest
-    point within ``within`` points of it (best SELECT v2 on ties)."""
-    best = max(rows, key=lambda r: (r["select_v2"], -r["latency_s"]))
-    near = [r for r in rows if r["select_v2"] >= best["select_v2"] - within]
-    early = min(near, key=lambda r: (r["latency_s"], -r["select_v2"]))
-    return {"best": best, "earliest_within": early,
-            "latency_gain_s": round(best["latency_s"] - early["latency_s"], 2)}  # fmt: skip
+def frontier(trials: list[dict], within: float, *, max_fa: float = 5.0, max_flag_ratio: float = 2.0,
+             max_od_fa: float = 1.0) -> dict | None:  # fmt: skip
+    """``{best, earliest_within, latency_gain_s}`` by the protocol's own choice
+    (:func:`rt_eeg.tuning.choose_trial`; ``within`` is its latency clause's ``sens_slack``), among
+    the trials whose every voice detected something (a latency to compare); None when no trial
+    meets the limits. ``trials``: a voice-averaged pool (``sensitivity``, ``fa_per_24h`` and
+    ``latency_median_s`` the means over ``corpora``; OD in ``bounds``)."""
+    from rt_eeg.tuning import choose_trial, flag_ratio_of
+
+    timed = [t for t in trials if all(t["corpora"][v]["latency_median_s"] is not None for v in VOICES)]
+    kw = dict(max_flag_ratio=max_flag_ratio, max_voice_fa={"OD": max_od_fa})
+    best = timed[choose_trial(timed, max_fa, **kw)] if timed else None
+    if best is None or best["fa_per_24h"] > max_fa or flag_ratio_of(best) > max_flag_ratio:
+        return None  # choose_trial's fallback (fewest false alarms) is not an eligible point
+    early = timed[choose_trial(timed, max_fa, sens_slack=within, **kw)]
+    b, e = _row(best), _row(early)
+    return {"best": b, "earliest_within": e, "latency_gain_s": round(b["latency_s"] - e["latency_s"], 2)}
 
 
 def main(argv=None) -> int:
@@ -81,12 +75,12 @@ def main(argv=None) -> int:
         except (OSError, ValueError, KeyError) as err:
             print(f"onset_frontier: {path}: {err}", file=sys.stderr)
             return 2
-        rows = eligible_points(trials, max_fa=args.max_fa, max_flag_ratio=args.max_flag_ratio,
-                               max_od_fa=args.max_od_fa)  # fmt: skip
-        if not rows:
+        f = frontier(trials, args.within, max_fa=args.max_fa, max_flag_ratio=args.max_flag_ratio,
+                     max_od_fa=args.max_od_fa)  # fmt: skip
+        if f is None:
             print(f"onset_frontier: {path}: no eligible point", file=sys.stderr)
             return 2
-        f = out["models"][k] = frontier(rows, args.within)
+        out["models"][k] = f
         print(f"{k}: best {f['best']['select_v2']} % at {f['best']['latency_s']} s ({f['best']['point']}); "
               f"earliest within {args.within:g}: {f['earliest_within']['select_v2']} % at "
               f"{f['earliest_within']['latency_s']} s ({f['earliest_within']['point']})")  # fmt: skip

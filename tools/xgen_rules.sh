@@ -136,13 +136,16 @@ pilot91() { rule_k15c12 K51 k51 "12 13"; }
 pilot92() { rule_k15c12 K52 k52 "12 13"; }
 # Pilot 93: K53 (K34's AL source + K39's hinge) against K15 on seeds 12 and 13
 pilot93() { rule_k15c12 K53 k53 "12 13"; }
-# Pilot 96: K54 (K53 + AR's steady rhythms) against K53 (the default's recipe, k53sNa) on seeds
-# 12 and 13 -> recipe_k54_vs_k53c12_paired_sel5o_detf.json
-pilot96() { RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K53C12 RULE_SUF=_sel5o rule_k15c6 K54 k54; }
-# Pilot 97: K55 (K53 + short LVF seizures at real TUSZ times, BL) against K53 on seeds 12 and 13
-pilot97() { RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K53C12 RULE_SUF=_sel5o rule_k15c6 K55 k55; }
-# Pilot 99: K56 (K53 + tail averaging) against K53 on seeds 12 and 13
-pilot99() { RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K53C12 RULE_SUF=_sel5o rule_k15c6 K56 k56; }
+# Amendment 75's comparison against K53 (the default's recipe, k53sNa) on seeds 12 and 13
+# (RULE_SEEDS: others) at the _sel5o points -> recipe_label_vs_k53c12_paired_sel5o_detf.json
+rule_k53c12() {  # LABEL PREFIX
+  RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K53C12 RULE_SUF=_sel5o rule_k15c6 "$1" "$2"
+}
+# Pilots 96, 97, 99: K54 (K53 + AR's steady rhythms), K55 (K53 + short LVF seizures at real TUSZ
+# times, BL), K56 (K53 + tail averaging) against K53
+pilot96() { rule_k53c12 K54 k54; }
+pilot97() { rule_k53c12 K55 k55; }
+pilot99() { rule_k53c12 K56 k56; }
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json
