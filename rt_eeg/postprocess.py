@@ -479,15 +479,17 @@ def score_series(
     Returns
     -------
     (recents (n_epochs, n_channels), scores (n_epochs,)) or None
-        None where they are not a function of the probabilities alone: a learnt cross-channel
-        stage, or epochs that are not contiguous (a gap resets the state).
+        None where they are not a function of the probabilities alone: epochs that are not
+        contiguous (a gap resets the state). A learnt cross-channel stage's scores are (its
+        window is the last epochs' smoothed probabilities), computed epoch by epoch by the
+        online object itself.
     """
     post = Postprocessor(ch_names, config)
     starts = np.asarray(epoch_starts, dtype=np.float64)
     step = post.cfg.epoch_s
-    if post.scorer is not None or (starts.size > 1 and np.abs(np.diff(starts) - step).max() > 1e-6):
+    if starts.size > 1 and np.abs(np.diff(starts) - step).max() > 1e-6:
         return None
-    if post.k > MAX_N:  # beyond the reproduced summation: epoch by epoch
+    if post.scorer is not None or post.k > MAX_N:  # epoch by epoch, the online code
         pairs = [post._score(np.asarray(q, dtype=np.float64)) for q in probs]
         return np.array([q[0] for q in pairs]), np.array([q[1] for q in pairs], np.float64)
     # the per-epoch arithmetic of Postprocessor._score, for all epochs at once and bit for bit
@@ -512,10 +514,14 @@ def score_series(
     return recents, scores
 
 
-def score_key(cfg: PostprocessConfig, ch_names: list[str]) -> tuple[int, int]:
+def score_key(cfg: PostprocessConfig, ch_names: list[str]) -> tuple:
     """What :func:`score_series` depends on besides the probabilities: the epochs smoothed
-    and the channels averaged (configurations with equal keys share their series)."""
-    return min(cfg.smooth_epochs, cfg.buffer_epochs), effective_top_k(cfg, ch_names)
+    and the channels averaged, or the learnt cross-channel stage, whose score does not read
+    ``top_k`` (configurations with equal keys share their series)."""
+    smooth = min(cfg.smooth_epochs, cfg.buffer_epochs)
+    if cfg.cross_channel is not None:
+        return smooth, 0, cfg.cross_channel
+    return smooth, effective_top_k(cfg, ch_names), None
 
 
 def postprocess_scored(

@@ -17,7 +17,7 @@ event confidences follow the per-epoch code exactly.
 
 What it does not cover, and leaves to the per-epoch path (:func:`supports` says which): the
 patient-relative gate (its memory depends on the decisions), the dual-threshold onset, a
-spatial-extent rule, a learned cross-channel scorer, epochs that are not contiguous, a score
+spatial-extent rule, epochs that are not contiguous, a score
 that is not finite, and an ``epoch_s`` other than 1 s.
 """
 
@@ -33,8 +33,7 @@ from rt_eeg.postprocess import PostprocessConfig
 def supports(cfg: PostprocessConfig) -> bool:
     """Whether :func:`scored_events` covers this configuration (its rules are state-free)."""
     return (
-        cfg.cross_channel is None
-        and cfg.adapt_epochs <= 0
+        cfg.adapt_epochs <= 0
         and cfg.early_threshold <= 0
         and cfg.min_channels <= 1
         and cfg.channel_level <= 0

@@ -160,9 +160,7 @@ BULK_EVENTS = True
 def _series(cfg: PostprocessConfig, s: dict):
     """The stored run's :func:`score_series` for ``cfg``, computed once per :func:`score_key`
     and kept in ``s`` (a grid varies the thresholds far more than what the scores depend on);
-    None where there is none (a learned cross-channel scorer, epochs with a gap)."""
-    if cfg.cross_channel is not None:  # its scorer has state of its own
-        return None
+    None where there is none (epochs with a gap)."""
     key = score_key(cfg, s["ch_names"])
     cache = s.setdefault("_score_series", {})
     if key not in cache:

@@ -174,3 +174,46 @@ def test_sweep_tunes_thresholds_over_the_learned_score(rng):
     assert best.cross_channel == base.cross_channel and best in grid
     assert all(t["config"]["cross_channel"] == {"trained_on": ""} for t in trials)
     assert ovlp_for(best, refs, stored)["sensitivity"] == 100.0
+
+
+def test_the_tuner_scores_a_learned_stage_once_and_decides_as_the_online_object(rng):
+    """A learned stage's score is a function of the probabilities alone (contiguous epochs), so
+    the tuner computes it once per recording and stage (not per configuration) and takes the bulk
+    event path: the figures equal the per-epoch postprocessor's for every configuration of a
+    grid, thresholds, confirmations, top-k, hysteresis and rises alike; a gap still has none."""
+    from rt_eeg import tuning
+    from rt_eeg.io.annotations import Annotation, Event
+    from rt_eeg.postprocess import postprocess_scored, score_key, score_series
+    from rt_eeg.scoring.nedc import prepare_events
+    from rt_eeg.tuning import default_grid
+
+    refs, stored = [], []
+    for r in range(3):
+        p = crafted(rng, n=400)
+        p[300:330, 3:9] = np.linspace(0.2, 0.999, 30)[:, None]
+        stored.append({"epoch_starts": np.arange(400.0) + 7 * r, "probs": p, "ch_names": CH,
+                       "duration": 400.0 + 7 * r})  # fmt: skip
+        ev = [Event(60.0 + 7 * r, 100.0 + 7 * r, "seiz"), Event(300.0 + 7 * r, 330.0 + 7 * r, "seiz")]
+        refs.append(prepare_events(Annotation(None, ev, 400.0 + 7 * r)))
+    cc = random_cc(rng, scale=0.6)
+    grid = default_grid(PostprocessConfig(cross_channel=cc))[::7] + [
+        PostprocessConfig(cross_channel=cc, threshold_on=0.5, threshold_off=0.25, top_k=k) for k in (2, 4)]
+    assert len({score_key(c, CH) for c in grid}) == 1  # one series, whatever top_k and thresholds
+    assert score_key(grid[0], CH) != score_key(grid[0].replace(cross_channel=random_cc(rng)), CH)
+    s = stored[0]
+    series = score_series(s["epoch_starts"], s["probs"], CH, grid[0])
+    for cfg in grid[:12]:
+        assert postprocess_scored(s["epoch_starts"], series, CH, cfg) == postprocess_recording(
+            s["epoch_starts"], s["probs"], CH, cfg)  # fmt: skip
+    bulk = [tuning.ovlp_for(c, refs, stored) for c in grid]
+    try:
+        tuning.BULK_EVENTS = False
+        plain = [tuning.ovlp_for(c, refs, [{k: v for k, v in x.items() if not k.startswith("_")}
+                                           for x in stored]) for c in grid]  # fmt: skip
+    finally:
+        tuning.BULK_EVENTS = True
+    assert bulk == plain
+    assert len({(f["hits"], f["false_alarms"]) for f in bulk}) > 2  # the grid's points differ
+    assert all(len(x["_score_series"]) == 1 for x in stored)
+    gap = np.r_[np.arange(200.0), np.arange(205.0, 405.0)]
+    assert score_series(gap, s["probs"], CH, grid[0]) is None

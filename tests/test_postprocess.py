@@ -269,7 +269,7 @@ def test_adapt_options_validated_and_read_from_toml(tmp_path):
 def test_scored_path_equals_the_postprocessor_for_every_configuration_sharing_the_scores(rng):
     """The tuner's shortcut (rt_eeg.tuning): scores computed once per score_key, then only the
     decisions per configuration, gives postprocess_recording's decisions exactly, the
-    patient-relative gate and rising onsets included; a gap or a learnt stage has no series."""
+    patient-relative gate and rising onsets included; a gap has no series (a learnt stage: tests/test_cross_channel.py)."""
     from rt_eeg.postprocess import postprocess_scored, score_key, score_series
     from rt_eeg.tuning import ovlp_for
 

@@ -273,3 +273,37 @@ ens98() {  # NAME SEED...
 # K56 (pilot 99): K53 with K20's tail averaging (the weights averaged over the last 3 epochs)
 k56() { k53 "$@" --average-epochs 3; }  # OUT SEED [option...]
 pair99() { pair_od k56 "$1"; }  # SEED
+# Pilot 100: CC, the cross-channel stage's training set (never seen by a decoder, SELECT or REPORT):
+# our simulator with K53's families (TRAIN + AL's low-voltage fast, CO), `epileptor` at the shared
+# tree's real TUSZ times (CE), `dip` and `spec` (CD, CP) -> CC.list
+cc100() {
+  sim "$WORK/CO" --hours 8 --patients 4 --seed 100 --no-progress --exclude-families \
+    "$SELECT_SEIZ,polyspike,muscle_obscured,rhythmic_alpha,$SELECT_OTHER,$REPORT_OTHER,$REPORT2"
+  xsim "$WORK/CE" --generator epileptor --from-annotations "$SHARED" --seed 101 --no-progress
+  xsim "$WORK/CD" --generator dip --hours 6 --patients 3 --seed 102 --no-progress
+  xsim "$WORK/CP" --generator spec --hours 6 --patients 3 --seed 104 --no-progress
+  local c
+  for c in CO CE CD CP; do find "$WORK/$c/edf" -name '*.edf' | sort > "$WORK/$c.list"; done
+  cat "$WORK/CO.list" "$WORK/CE.list" "$WORK/CD.list" "$WORK/CP.list" > "$WORK/CC.list"
+}
+# K57 (pilot 100): K53's seed N (k53sNa's weights) with a cross-channel stage trained on its own
+# outputs over CC (tools/train_cross_channel.py at its defaults, base = the judged folder's point);
+# k57sNa's SELECT v2 and OD decoder outputs are k53sNa's (same weights), postprocessed again
+k57() {  # SEED
+  local ref=k53s${1}a k=k57s${1}a c
+  cc100
+  decode_once "$WORK/CC.list" "$WORK/$ref" "$WORK/eval_${ref}_CC" --feature-cache "$WORK/fcache"
+  if [ ! -f "$WORK/$k/postprocess.toml" ]; then
+    rm -rf "$WORK/$k.tmp" && cp -r "$WORK/$ref" "$WORK/$k.tmp"
+    python tools/train_cross_channel.py --eval "$WORK/eval_${ref}_CC" --corpus "$WORK/CC.list" \
+      --model "$WORK/$ref" --out "$WORK/$k.tmp/postprocess.toml" --seed 0
+    mv "$WORK/$k.tmp" "$WORK/$k"
+  fi
+  for c in $SELECT_V2_DECODED OD; do
+    if [ ! -f "$WORK/eval_${k}_$c/report.json" ]; then
+      mkdir -p "$WORK/eval_${k}_$c" && cp "$WORK/eval_${ref}_$c"/*.probs.npz "$WORK/eval_${k}_$c/"
+    fi
+  done
+}
+pair100() { k57 "$1"; judge_od "k57s${1}a"; }  # SEED
+pilot100() { rule_k53c12 K57 k57; }
