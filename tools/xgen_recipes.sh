@@ -261,8 +261,12 @@ ens98() {  # NAME SEED...
   [ -f "$WORK/$name/manifest.json" ] || rt-eeg ensemble --members "${members%,}" --out "$WORK/$name"
   [ -f "$WORK/$name/postprocess.toml" ] || cp "$WORK/k6/postprocess.toml" "$WORK/$name/"
   for c in $SELECT_V2_DECODED OD; do
-    [ -d "$WORK/eval_${name}_$c" ] ||
-      python tools/ensemble_probs.py $(printf -- "--member $WORK/eval_k53s%sa_$c " "$@") --out "$WORK/eval_${name}_$c"
+    # built beside and moved in whole: an interrupted run leaves no folder this test would skip
+    [ -d "$WORK/eval_${name}_$c" ] || {
+      rm -rf "$WORK/eval_${name}_$c.tmp"
+      python tools/ensemble_probs.py $(printf -- "--member $WORK/eval_k53s%sa_$c " "$@") --out "$WORK/eval_${name}_$c.tmp"
+      mv "$WORK/eval_${name}_$c.tmp" "$WORK/eval_${name}_$c"
+    }
   done
   tune52 "$name"
   tune72 "$name"
