@@ -311,3 +311,14 @@ k57() {  # SEED
 }
 pair100() { k57 "$1"; judge_od "k57s${1}a"; }  # SEED
 pilot100() { rule_k53c12 K57 k57; }
+# Pilot 100, beside it (chooses nothing): K's _sel5f trials extended under the strict grid's floor
+# (floor_off, pilot 67's -> _sel5l) and chosen again with OD first (-> _sel5lo), for K57 and K53 alike
+floor100() {  # K...
+  local k
+  for k in "$@"; do
+    extend52 floor_off _sel5l "$k"
+    SUF52=_sel5lo tune52 "$k" --rechoose "tools/results/operating_point_${k}_sel5l.json" \
+      --bound OD="$WORK/OD.list:$WORK/eval_${k}_OD" --max-voice-fa OD=1 --min-voice-sens OD=95
+  done
+}
+pilot100l() { RULE_REF=k53s RULE_SEEDS="12 13" RULE_TAG=K53C12 RULE_SUF=_sel5lo rule_k15c6 K57 k57; }
