@@ -51,6 +51,7 @@ from rt_eeg.decoder import (
     resolve_device,
 )
 from rt_eeg.dev_metrics import dev_scores
+from rt_eeg.distill import load_teacher, soft_targets
 from rt_eeg.errors import RtEegError
 from rt_eeg.hard_negatives import CALL_POOL, called_rows, minable_negatives, mine_order
 from rt_eeg.io.atomic import atomic_path, write_json_atomic
@@ -70,6 +71,7 @@ from rt_eeg.train_data import (
     row_sources,
     seizure_weights,
 )
+from rt_eeg.train_losses import background_focal_loss, background_hinge_loss
 from rt_eeg.weight_average import TailAverage
 
 DATA_ORDER_FILE = "data_order.npy"
@@ -214,9 +216,9 @@ def train_from_store(
         loss_fn = keras.losses.BinaryCrossentropy(label_smoothing=cfg.label_smoothing)
         bg_loss = None  # a background loss of its own (TrainConfig refuses both at once)
         if cfg.background_focal:
-            bg_loss = _background_focal_loss(tf, cfg.background_focal)
+            bg_loss = background_focal_loss(tf, cfg.background_focal)
         elif cfg.background_hinge:
-            bg_loss = _background_hinge_loss(tf, cfg.background_hinge, cfg.hinge_weight)
+            bg_loss = background_hinge_loss(tf, cfg.background_hinge, cfg.hinge_weight)
 
         @tf.function(
             input_signature=[
@@ -242,6 +244,11 @@ def train_from_store(
             )  # fmt: skip
 
         infer = make_infer(model, dev_name)
+        teacher, teacher_weights = None, []
+        if cfg.distill_from:  # the teachers' mean on each batch, read at the student's scale
+            teacher, teacher_weights = load_teacher(cfg.distill_from, scale, cfg.normalisation, n_feat,
+                                                    width, dev_name)  # fmt: skip
+            log(f"distilling from {len(cfg.distill_from)} teacher(s) at weight {cfg.distill_weight}")
 
         # P(seizure) of the current model for store rows (hard-negative mining)
         score = row_scorer(infer, store, cfg.normalisation, scale)
@@ -282,6 +289,8 @@ def train_from_store(
             for b, (x, y, t_data, augmented) in enumerate(feed):
                 n_stale += augmented["stale"]
                 n_mixed += augmented["mixed"]
+                if teacher is not None:
+                    y = soft_targets(y, teacher(x), cfg.distill_weight)
                 if adv_step is None:
                     losses.append(float(train_step(x, y)))
                 else:
@@ -409,6 +418,8 @@ def train_from_store(
         "device": dev_name,
         "train_config": dataclasses.asdict(cfg),
         **({"balanced_sources": source_counts} if source_counts else {}),
+        **({"distillation": {"teachers": list(cfg.distill_from), "weights_sha256": teacher_weights,
+                             "weight": cfg.distill_weight}} if cfg.distill_from else {}),  # fmt: skip
         **({"init_from": init} if init is not None else {}),
         **({"veto_training_rows": called} if called is not None else {}),
         "architecture": {
@@ -506,53 +517,6 @@ def probe_losses(score, probes) -> np.ndarray:
         y = np.repeat([1.0, 0.0], [len(pos_rows), len(neg_rows)])
         out.append(dev_scores(y, p)["balanced_bce"])
     return np.asarray(out)
-
-
-def _background_focal_loss(tf, gamma: float):
-    """The batch loss of ``TrainConfig.background_focal``: binary cross-entropy whose
-    background terms are weighted by ``p ** gamma`` (no gradient through the weight) and
-    normalised to mean 1 over the batch's background; seizure terms keep weight 1.
-
-    Returns a function of ``y, p`` (shape ``(batch,)`` each, float32) -> scalar. Probabilities
-    are clipped as Keras' cross-entropy clips them (1e-7), so a batch without background, or
-    ``gamma`` near 0, gives Keras' mean binary cross-entropy.
-    """
-    eps = 1e-7
-
-    def loss(y, p):
-        q = tf.clip_by_value(p, eps, 1.0 - eps)
-        bce = -(y * tf.math.log(q) + (1.0 - y) * tf.math.log(1.0 - q))
-        neg = 1.0 - y
-        w = tf.stop_gradient(tf.pow(q, gamma)) * neg
-        w = w * (tf.reduce_sum(neg) / tf.maximum(tf.reduce_sum(w), eps))
-        return tf.reduce_mean((y + w) * bce)
-
-    return loss
-
-
-def _background_hinge_loss(tf, level: float, weight: float):
-    """The batch loss of ``TrainConfig.background_hinge``: Keras' binary cross-entropy plus
-    ``weight * mean((1 - y) * relu(z - logit(level)) ** 2)``, ``z`` the logit of the clipped
-    probability.
-
-    Returns a function of ``y, p`` (shape ``(batch,)`` each, float32) -> scalar. Below the
-    level the loss is Keras' exactly; above it a background logit's gradient is the
-    cross-entropy's (``p``) plus ``2 * weight * (z - logit(level)) / batch``, so the pull grows
-    with the distance above the level where the cross-entropy's saturates.
-    """
-    import keras
-
-    eps = 1e-7
-    z0 = float(np.log(level / (1.0 - level)))
-    bce = keras.losses.BinaryCrossentropy()
-
-    def loss(y, p):
-        q = tf.clip_by_value(p, eps, 1.0 - eps)
-        z = tf.math.log(q) - tf.math.log(1.0 - q)
-        over = tf.nn.relu(z - z0)
-        return bce(y, p) + weight * tf.reduce_mean((1.0 - y) * over * over)
-
-    return loss
 
 
 def _seven_second_score(model, store: FeatureStore, scale, units: int, device: str):

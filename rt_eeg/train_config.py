@@ -156,6 +156,12 @@ class TrainConfig:
         With ``keep='last'``: the weights kept are the uniform mean of the weights after every
         training step of the last ``average_epochs`` epochs (tail averaging,
         :mod:`rt_eeg.weight_average`), not the last step's; 0 disables it.
+    distill_from : tuple of str
+        Teacher model folders (knowledge distillation, :mod:`rt_eeg.distill`): each training
+        target becomes ``(1 - distill_weight) * y + distill_weight * p_T``, ``p_T`` the
+        teachers' mean P(seizure) on the same input window; () disables it.
+    distill_weight : float
+        The teachers' share of each target, in (0, 1] with ``distill_from`` (0 without).
     label_smoothing : float
         Binary cross-entropy against targets ``eps / 2`` and ``1 - eps / 2`` instead of 0
         and 1 (0: off), so the loss stops rewarding logits pushed to the extremes on the
@@ -231,6 +237,8 @@ class TrainConfig:
     source_adversary: float = 0.0
     keep: str = "best"
     average_epochs: int = 0
+    distill_from: tuple[str, ...] = ()
+    distill_weight: float = 0.0
     label_smoothing: float = 0.0
     smoothed_top: float = SMOOTHED_TOP
     background_focal: float = 0.0
@@ -328,6 +336,12 @@ class TrainConfig:
                 "background_hinge adds to a plain 0/1 cross-entropy: not with label_smoothing, "
                 "background_focal or frame_lstm_veto"
             )
+        if bool(self.distill_from) != (self.distill_weight > 0):
+            raise RtEegError("distill_from and distill_weight go together (teachers and their share)")
+        if not 0.0 <= self.distill_weight <= 1.0:
+            raise RtEegError(f"distill_weight must be in [0, 1], got {self.distill_weight}")
+        if self.distill_from and (self.arch == "frame_lstm_veto" or self.label_smoothing):
+            raise RtEegError("distillation's soft targets are not for frame_lstm_veto or label_smoothing")
         if self.average_epochs and self.keep != "last":
             raise RtEegError(
                 "average_epochs needs keep='last' (the average replaces the last weights)"

@@ -99,21 +99,21 @@ def test_background_focal_loss_weighs_the_background_scored_highest():
     import keras
     import tensorflow as tf
 
-    from rt_eeg.train import _background_focal_loss
+    from rt_eeg.train_losses import background_focal_loss
 
     y = tf.constant([1, 1, 0, 0, 0, 0], tf.float32)
     p = tf.constant([0.7, 0.95, 0.1, 0.1, 0.5, 0.9], tf.float32)
     plain = float(keras.losses.BinaryCrossentropy()(y, p))
-    assert float(_background_focal_loss(tf, 1e-9)(y, p)) == pytest.approx(plain, rel=1e-5)
+    assert float(background_focal_loss(tf, 1e-9)(y, p)) == pytest.approx(plain, rel=1e-5)
     yn, pn = y.numpy().astype(np.float64), p.numpy().astype(np.float64)
     bce = -(yn * np.log(pn) + (1 - yn) * np.log(1 - pn))
     w = np.where(yn == 1, 1.0, pn / pn[yn == 0].mean())
     assert w[yn == 0].mean() == pytest.approx(1.0)
-    assert float(_background_focal_loss(tf, 1.0)(y, p)) == pytest.approx((w * bce).mean(), rel=1e-5)
+    assert float(background_focal_loss(tf, 1.0)(y, p)) == pytest.approx((w * bce).mean(), rel=1e-5)
     logit = tf.Variable(np.log(pn / (1 - pn)).astype(np.float32))
     grads = {}
     for name, fn in (("plain", keras.losses.BinaryCrossentropy()),
-                     ("focal", _background_focal_loss(tf, 1.0))):  # fmt: skip
+                     ("focal", background_focal_loss(tf, 1.0))):  # fmt: skip
         with tf.GradientTape() as tape:
             loss = fn(y, tf.sigmoid(logit))
         grads[name] = tape.gradient(loss, logit).numpy()
@@ -166,10 +166,10 @@ def test_background_hinge_loss_pulls_only_the_background_above_its_level():
     import keras
     import tensorflow as tf
 
-    from rt_eeg.train import _background_hinge_loss
+    from rt_eeg.train_losses import background_hinge_loss
 
     plain = keras.losses.BinaryCrossentropy()
-    hinge = _background_hinge_loss(tf, 0.99, 1.0)
+    hinge = background_hinge_loss(tf, 0.99, 1.0)
     y = tf.constant([1, 1, 0, 0, 0, 0], tf.float32)
     low = tf.constant([0.7, 0.9999, 0.1, 0.5, 0.9, 0.985], tf.float32)
     assert float(hinge(y, low)) == pytest.approx(float(plain(y, low)), rel=1e-6)

@@ -322,3 +322,12 @@ floor100() {  # K...
   done
 }
 pilot100l() { RULE_REF=k53s RULE_SEEDS="12 13" RULE_TAG=K53C12 RULE_SUF=_sel5lo rule_k15c6 K57 k57; }
+# K58 (pilot 101): K53 distilled from K53's seeds 15-20 (E53x6p's members): each target
+# (1 - 0.5) y + 0.5 x their mean P(seizure) on the same window (--distill-from, rt_eeg/distill.py)
+k58() {  # OUT SEED [option...]
+  local teachers
+  teachers=$(printf "$WORK/k53s%sa," 15 16 17 18 19 20)
+  k53 "$@" --distill-from "${teachers%,}" --distill-weight 0.5
+}
+pair101() { pair_od k58 "$1"; }  # SEED
+pilot101() { rule_k53c12 K58 k58; }

@@ -206,6 +206,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "epochs (tail averaging) instead of the last step's (default 0: off)",
     )
     parser.add_argument(
+        "--distill-from",
+        default="",
+        metavar="DIR,...",
+        help="knowledge distillation: teacher model folders (same features and inputs); each "
+        "training target becomes (1 - W) y + W x the teachers' mean P(seizure) on the same window",
+    )
+    parser.add_argument(
+        "--distill-weight",
+        type=float,
+        default=None,
+        metavar="W",
+        help="the teachers' share of each target (default 0.5 with --distill-from)",
+    )
+    parser.add_argument(
         "--label-smoothing",
         type=float,
         default=0.0,
@@ -285,6 +299,9 @@ def run(args: argparse.Namespace) -> int:
         patience=args.patience,
         keep=args.keep,
         average_epochs=args.average_epochs,
+        distill_from=tuple(d for d in args.distill_from.split(",") if d),
+        distill_weight=(args.distill_weight if args.distill_weight is not None
+                        else 0.5 if args.distill_from else 0.0),  # fmt: skip
         label_smoothing=args.label_smoothing,
         smoothed_top=args.smoothed_top,
         background_focal=args.background_focal,
