@@ -331,3 +331,4 @@ k58() {  # OUT SEED [option...]
 }
 pair101() { pair_od k58 "$1"; }  # SEED
 pilot101() { rule_k53c12 K58 k58; }
+pilot101l() { RULE_REF=k53s RULE_SEEDS="12 13" RULE_TAG=K53C12 RULE_SUF=_sel5lo rule_k15c6 K58 k58; }
