@@ -332,3 +332,5 @@ k58() {  # OUT SEED [option...]
 pair101() { pair_od k58 "$1"; }  # SEED
 pilot101() { rule_k53c12 K58 k58; }
 pilot101l() { RULE_REF=k53s RULE_SEEDS="12 13" RULE_TAG=K53C12 RULE_SUF=_sel5lo rule_k15c6 K58 k58; }
+# Pilot 101's extension: K58 against K53 on seeds 12, 13, 14 and 21 -> recipe_k58_vs_k53c4_paired_sel5o_detf.json
+pilot101x() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5o rule_k15c6 K58 k58; }
