@@ -206,12 +206,15 @@ def test_the_tuner_scores_a_learned_stage_once_and_decides_as_the_online_object(
         assert postprocess_scored(s["epoch_starts"], series, CH, cfg) == postprocess_recording(
             s["epoch_starts"], s["probs"], CH, cfg)  # fmt: skip
     bulk = [tuning.ovlp_for(c, refs, stored) for c in grid]
+    saved = tuning._decisions  # the plain path: the postprocessor from the probabilities, per configuration
     try:
         tuning.BULK_EVENTS = False
+        tuning._decisions = lambda cfg, x: postprocess_recording(x["epoch_starts"], x["probs"], x["ch_names"], cfg)
         plain = [tuning.ovlp_for(c, refs, [{k: v for k, v in x.items() if not k.startswith("_")}
                                            for x in stored]) for c in grid]  # fmt: skip
     finally:
         tuning.BULK_EVENTS = True
+        tuning._decisions = saved
     assert bulk == plain
     assert len({(f["hits"], f["false_alarms"]) for f in bulk}) > 2  # the grid's points differ
     assert all(len(x["_score_series"]) == 1 for x in stored)
