@@ -331,6 +331,23 @@ def test_extend_adds_the_band_under_the_floor():
     assert operating_point.grid_of("strict_off+floor_off", base) == strict + floor
 
 
+def test_the_mid_band_fills_the_strict_grids_gaps_under_the_cap():
+    """Pilot 102: mid_off's thresholds lie strictly between strict_off's lowest three (0.98,
+    0.99, 0.995) and are none of the strict grid's, with its confirmations, top-k, rises and off
+    ratios at each."""
+    from rt_eeg.postprocess import PostprocessConfig
+
+    base = PostprocessConfig()
+    strict, mid = operating_point.strict_off_grid(base), operating_point.mid_off_grid(base)
+    assert len(mid) == 120
+    assert {c.threshold_on for c in mid} == {0.985, 0.9925}
+    assert not {c.threshold_on for c in mid} & set(operating_point.STRICT_THRESHOLDS)
+    per = len(strict) // len(operating_point.STRICT_THRESHOLDS)
+    key = lambda c: (c.onset_epochs, c.top_k, c.rise_delta, round(c.threshold_off / c.threshold_on, 2))  # noqa: E731
+    assert sorted(map(key, mid[:per])) == sorted(map(key, strict[:per]))
+    assert operating_point.grid_of("strict_off+mid_off", base) == strict + mid
+
+
 def test_rechoose_with_a_voice_bound_keeps_our_background_quiet(tmp_path, capsys):
     """Amendment 70: OWN holds a seizure at 0.99995 and an artifact at 0.9992; UNSEEN holds a
     seizure that reaches only 0.9993. Weighed by corpora with room in the mean budget, the

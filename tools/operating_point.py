@@ -121,6 +121,18 @@ def floor_off_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
     return _strict_off_at(FLOOR_THRESHOLDS, base)
 
 
+#: Pilot 102: the steps the strict grid skips between 0.98, 0.99 and 0.995, where a distilled
+#: decoder's scale tops out (its soft targets cap its outputs near 0.995; pilot 101).
+MID_THRESHOLDS = (0.985, 0.9925)
+
+
+def mid_off_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
+    """:func:`strict_off_grid`'s confirmations, top-k, rises and off ratios at the thresholds of
+    :data:`MID_THRESHOLDS` (none in the strict grid), 120 configurations (``--extend`` a
+    strict_off result)."""
+    return _strict_off_at(MID_THRESHOLDS, base)
+
+
 #: Amendment 6 of tools/results/xgen_protocol.md: the patient-relative onset gate's grid.
 ADAPT_THRESHOLDS = (0.98, 0.99, 0.995, 0.998)
 ADAPT_ONSETS = (1, 2, 3)
@@ -172,7 +184,7 @@ def dual_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
 
 GRIDS = {"strict": strict_grid, "strict_off": strict_off_grid, "adapt": adapt_grid, "dual": dual_grid,
          "strict_dual": lambda base: strict_grid(base) + dual_grid(base),
-         "ceiling_off": ceiling_off_grid, "floor_off": floor_off_grid}  # fmt: skip
+         "ceiling_off": ceiling_off_grid, "floor_off": floor_off_grid, "mid_off": mid_off_grid}  # fmt: skip
 
 
 def grid_of(name: str, base: PostprocessConfig) -> list[PostprocessConfig]:

@@ -334,3 +334,14 @@ pilot101() { rule_k53c12 K58 k58; }
 pilot101l() { RULE_REF=k53s RULE_SEEDS="12 13" RULE_TAG=K53C12 RULE_SUF=_sel5lo rule_k15c6 K58 k58; }
 # Pilot 101's extension: K58 against K53 on seeds 12, 13, 14 and 21 -> recipe_k58_vs_k53c4_paired_sel5o_detf.json
 pilot101x() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5o rule_k15c6 K58 k58; }
+# Pilot 102 (chooses nothing): K's _sel5f trials extended by mid_off (0.985, 0.9925: under a
+# distilled decoder's cap) -> _sel5m, chosen again with OD first -> _sel5mo; K58 and K53 alike
+mid102() {  # K...
+  local k
+  for k in "$@"; do
+    extend52 mid_off _sel5m "$k"
+    SUF52=_sel5mo tune52 "$k" --rechoose "tools/results/operating_point_${k}_sel5m.json" \
+      --bound OD="$WORK/OD.list:$WORK/eval_${k}_OD" --max-voice-fa OD=1 --min-voice-sens OD=95
+  done
+}
+pilot102() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5mo rule_k15c6 K58 k58; }
