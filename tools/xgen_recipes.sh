@@ -345,3 +345,8 @@ mid102() {  # K...
   done
 }
 pilot102() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5mo rule_k15c6 K58 k58; }
+# Pilot 103 (chooses nothing): K59 = K58 with the six seeds' mean as the whole target (--distill-weight 1.0)
+k59() { k58 "$@" --distill-weight 1.0; }  # OUT SEED [option...]
+pair103() { pair_od k59 "$1"; mid102 "k59s${1}a"; }  # SEED
+pilot103() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5o rule_k15c6 K59 k59; }
+pilot103m() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5mo rule_k15c6 K59 k59; }
