@@ -327,7 +327,7 @@ pilot100l() { RULE_REF=k53s RULE_SEEDS="12 13" RULE_TAG=K53C12 RULE_SUF=_sel5lo 
 k58() {  # OUT SEED [option...]
   local teachers
   teachers=$(printf "$WORK/k53s%sa," 15 16 17 18 19 20)
-  k53 "$@" --distill-from "${teachers%,}" --distill-weight 0.5
+  k53 "$@" --distill-from "${teachers%,}" --distill-weight "${DISTILL_W:-0.5}"
 }
 pair101() { pair_od k58 "$1"; }  # SEED
 pilot101() { rule_k53c12 K58 k58; }
@@ -346,7 +346,7 @@ mid102() {  # K...
 }
 pilot102() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5mo rule_k15c6 K58 k58; }
 # Pilot 103 (chooses nothing): K59 = K58 with the six seeds' mean as the whole target (--distill-weight 1.0)
-k59() { k58 "$@" --distill-weight 1.0; }  # OUT SEED [option...]
+k59() { DISTILL_W=1.0 k58 "$@"; }  # OUT SEED [option...]
 pair103() { pair_od k59 "$1"; mid102 "k59s${1}a"; }  # SEED
 pilot103() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5o rule_k15c6 K59 k59; }
 pilot103m() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5mo rule_k15c6 K59 k59; }
