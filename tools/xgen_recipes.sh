@@ -313,14 +313,15 @@ pair100() { k57 "$1"; judge_od "k57s${1}a"; }  # SEED
 pilot100() { rule_k53c12 K57 k57; }
 # Pilot 100, beside it (chooses nothing): K's _sel5f trials extended under the strict grid's floor
 # (floor_off, pilot 67's -> _sel5l) and chosen again with OD first (-> _sel5lo), for K57 and K53 alike
-floor100() {  # K...
-  local k
+extend_od() {  # GRID SUF K...: K's _sel5f extended by GRID (-> SUF) and chosen again with OD first (-> SUFo)
+  local grid=$1 suf=$2 k; shift 2
   for k in "$@"; do
-    extend52 floor_off _sel5l "$k"
-    SUF52=_sel5lo tune52 "$k" --rechoose "tools/results/operating_point_${k}_sel5l.json" \
+    extend52 "$grid" "$suf" "$k"
+    SUF52=${suf}o tune52 "$k" --rechoose "tools/results/operating_point_${k}${suf}.json" \
       --bound OD="$WORK/OD.list:$WORK/eval_${k}_OD" --max-voice-fa OD=1 --min-voice-sens OD=95
   done
 }
+floor100() { extend_od floor_off _sel5l "$@"; }  # K...
 pilot100l() { RULE_REF=k53s RULE_SEEDS="12 13" RULE_TAG=K53C12 RULE_SUF=_sel5lo rule_k15c6 K57 k57; }
 # K58 (pilot 101): K53 distilled from K53's seeds 15-20 (E53x6p's members): each target
 # (1 - 0.5) y + 0.5 x their mean P(seizure) on the same window (--distill-from, rt_eeg/distill.py)
@@ -336,14 +337,7 @@ pilot101l() { RULE_REF=k53s RULE_SEEDS="12 13" RULE_TAG=K53C12 RULE_SUF=_sel5lo 
 pilot101x() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5o rule_k15c6 K58 k58; }
 # Pilot 102 (chooses nothing): K's _sel5f trials extended by mid_off (0.985, 0.9925: under a
 # distilled decoder's cap) -> _sel5m, chosen again with OD first -> _sel5mo; K58 and K53 alike
-mid102() {  # K...
-  local k
-  for k in "$@"; do
-    extend52 mid_off _sel5m "$k"
-    SUF52=_sel5mo tune52 "$k" --rechoose "tools/results/operating_point_${k}_sel5m.json" \
-      --bound OD="$WORK/OD.list:$WORK/eval_${k}_OD" --max-voice-fa OD=1 --min-voice-sens OD=95
-  done
-}
+mid102() { extend_od mid_off _sel5m "$@"; }  # K...
 pilot102() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5mo rule_k15c6 K58 k58; }
 # Pilot 103 (chooses nothing): K59 = K58 with the six seeds' mean as the whole target (--distill-weight 1.0)
 k59() { DISTILL_W=1.0 k58 "$@"; }  # OUT SEED [option...]
