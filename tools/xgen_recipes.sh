@@ -139,10 +139,12 @@ od72() {  # K...
 # Amendment 72: each K's _sel5f trials chosen over again with our own distribution first: OD at
 # <= 1.0 FA/24 h, then >= 95 % of OD's seizures (or the best share any eligible point reaches),
 # then amendment 52's rule -> tools/results/operating_point_K_sel5o.json and $WORK/op_K_sel5o.toml
-tune72() {  # K...
-  local k
+tune72() { od_rechoose _sel5f _sel5o "$@"; }  # K...
+# Each K's SRC result (operating_point_K_SRC.json) chosen again with OD first, amendment 72's way -> DST
+od_rechoose() {  # SRC DST K...
+  local src=$1 dst=$2 k; shift 2
   for k in "$@"; do
-    SUF52=_sel5o tune52 "$k" --rechoose "tools/results/operating_point_${k}_sel5f.json" \
+    SUF52=$dst tune52 "$k" --rechoose "tools/results/operating_point_$k$src.json" \
       --bound OD="$WORK/OD.list:$WORK/eval_${k}_OD" --max-voice-fa OD=1 --min-voice-sens OD=95
   done
 }
@@ -310,37 +312,26 @@ k57() {  # SEED
   done
 }
 pair100() { k57 "$1"; judge_od "k57s${1}a"; }  # SEED
-pilot100() { rule_k53c12 K57 k57; }
-# Pilot 100, beside it (chooses nothing): K's _sel5f trials extended under the strict grid's floor
-# (floor_off, pilot 67's -> _sel5l) and chosen again with OD first (-> _sel5lo), for K57 and K53 alike
-extend_od() {  # GRID SUF K...: K's _sel5f extended by GRID (-> SUF) and chosen again with OD first (-> SUFo)
+# K's _sel5f trials extended by GRID (-> SUF) and chosen again with OD first (-> SUFo)
+extend_od() {  # GRID SUF K...
   local grid=$1 suf=$2 k; shift 2
-  for k in "$@"; do
-    extend52 "$grid" "$suf" "$k"
-    SUF52=${suf}o tune52 "$k" --rechoose "tools/results/operating_point_${k}${suf}.json" \
-      --bound OD="$WORK/OD.list:$WORK/eval_${k}_OD" --max-voice-fa OD=1 --min-voice-sens OD=95
-  done
+  for k in "$@"; do extend52 "$grid" "$suf" "$k"; od_rechoose "$suf" "${suf}o" "$k"; done
 }
+# Pilot 100, beside it (chooses nothing): under the strict grid's floor (floor_off, pilot 67's ->
+# _sel5l, then _sel5lo), for K57 and K53 alike
 floor100() { extend_od floor_off _sel5l "$@"; }  # K...
-pilot100l() { RULE_REF=k53s RULE_SEEDS="12 13" RULE_TAG=K53C12 RULE_SUF=_sel5lo rule_k15c6 K57 k57; }
 # K58 (pilot 101): K53 distilled from K53's seeds 15-20 (E53x6p's members): each target
-# (1 - 0.5) y + 0.5 x their mean P(seizure) on the same window (--distill-from, rt_eeg/distill.py)
+# (1 - W) y + W x their mean P(seizure) on the same window, W = DISTILL_W (0.5; --distill-from,
+# rt_eeg/distill.py)
 k58() {  # OUT SEED [option...]
   local teachers
   teachers=$(printf "$WORK/k53s%sa," 15 16 17 18 19 20)
   k53 "$@" --distill-from "${teachers%,}" --distill-weight "${DISTILL_W:-0.5}"
 }
 pair101() { pair_od k58 "$1"; }  # SEED
-pilot101() { rule_k53c12 K58 k58; }
-pilot101l() { RULE_REF=k53s RULE_SEEDS="12 13" RULE_TAG=K53C12 RULE_SUF=_sel5lo rule_k15c6 K58 k58; }
-# Pilot 101's extension: K58 against K53 on seeds 12, 13, 14 and 21 -> recipe_k58_vs_k53c4_paired_sel5o_detf.json
-pilot101x() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5o rule_k15c6 K58 k58; }
 # Pilot 102 (chooses nothing): K's _sel5f trials extended by mid_off (0.985, 0.9925: under a
 # distilled decoder's cap) -> _sel5m, chosen again with OD first -> _sel5mo; K58 and K53 alike
 mid102() { extend_od mid_off _sel5m "$@"; }  # K...
-pilot102() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5mo rule_k15c6 K58 k58; }
 # Pilot 103 (chooses nothing): K59 = K58 with the six seeds' mean as the whole target (--distill-weight 1.0)
 k59() { DISTILL_W=1.0 k58 "$@"; }  # OUT SEED [option...]
 pair103() { pair_od k59 "$1"; mid102 "k59s${1}a"; }  # SEED
-pilot103() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5o rule_k15c6 K59 k59; }
-pilot103m() { RULE_REF=k53s RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 RULE_SUF=_sel5mo rule_k15c6 K59 k59; }

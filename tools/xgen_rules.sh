@@ -138,14 +138,29 @@ pilot92() { rule_k15c12 K52 k52 "12 13"; }
 pilot93() { rule_k15c12 K53 k53 "12 13"; }
 # Amendment 75's comparison against K53 (the default's recipe, k53sNa) on seeds 12 and 13
 # (RULE_SEEDS: others) at the _sel5o points -> recipe_label_vs_k53c12_paired_sel5o_detf.json
-rule_k53c12() {  # LABEL PREFIX
-  RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=K53C12 RULE_SUF=_sel5o rule_k15c6 "$1" "$2"
+rule_k53c12() {  # LABEL PREFIX   (RULE_SEEDS, RULE_TAG, RULE_SUF: other seeds, tag, points)
+  RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=${RULE_TAG:-K53C12} RULE_SUF=${RULE_SUF:-_sel5o} \
+    rule_k15c6 "$1" "$2"
 }
+# The same against K53's seeds 12, 13, 14 and 21 -> recipe_label_vs_k53c4_paired_SUF_detf.json
+rule_k53c4() { RULE_SEEDS="12 13 14 21" RULE_TAG=K53C4 rule_k53c12 "$@"; }  # LABEL PREFIX
 # Pilots 96, 97, 99: K54 (K53 + AR's steady rhythms), K55 (K53 + short LVF seizures at real TUSZ
 # times, BL), K56 (K53 + tail averaging) against K53
 pilot96() { rule_k53c12 K54 k54; }
 pilot97() { rule_k53c12 K55 k55; }
 pilot99() { rule_k53c12 K56 k56; }
+# Pilot 100: K57 (K53 + a learned cross-channel stage) against K53; _sel5lo: both floor-extended
+pilot100() { rule_k53c12 K57 k57; }
+pilot100l() { RULE_SUF=_sel5lo rule_k53c12 K57 k57; }
+# Pilot 101: K58 (K53 distilled from K53's seeds 15-20) on seeds 12-13 (_sel5o, _sel5lo), then
+# its extension to seeds 14 and 21; pilot 102: both at _sel5mo (the mid_off grid)
+pilot101() { rule_k53c12 K58 k58; }
+pilot101l() { RULE_SUF=_sel5lo rule_k53c12 K58 k58; }
+pilot101x() { rule_k53c4 K58 k58; }
+pilot102() { RULE_SUF=_sel5mo rule_k53c4 K58 k58; }
+# Pilot 103: K59 (pure distillation) at _sel5o and _sel5mo
+pilot103() { rule_k53c4 K59 k59; }
+pilot103m() { RULE_SUF=_sel5mo rule_k53c4 K59 k59; }
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json
