@@ -32,12 +32,12 @@ def teacher_manifests(member_dirs) -> list[dict]:
     RtEegError
         No teacher, a folder that is not a model, or teachers whose inputs differ.
     """
-    from rt_eeg.ensemble import _member_manifest, check_members
+    from rt_eeg.ensemble import check_members, member_manifest
 
     paths = [Path(p) for p in member_dirs]
     if not paths:
         raise RtEegError("distillation needs at least one teacher model folder")
-    return check_members(paths) if len(paths) > 1 else [_member_manifest(paths[0])]
+    return check_members(paths) if len(paths) > 1 else [member_manifest(paths[0])]
 
 
 def check_student(member_dirs, manifests: list[dict], normalisation: str, n_features: int) -> None:
@@ -77,7 +77,7 @@ def load_teacher(member_dirs, scale, normalisation: str, n_features: int, width:
         ``weights``: each teacher's ``weights_sha256`` (for the manifest).
     """
     from rt_eeg.decoder.model import make_infer
-    from rt_eeg.ensemble import MODEL_FILE, _scale_ratio, build_ensemble_model, fold_input_scale
+    from rt_eeg.ensemble import MODEL_FILE, build_ensemble_model, fold_input_scale, scale_ratio
     from rt_eeg.runtime import import_tensorflow
 
     manifests = teacher_manifests(member_dirs)
@@ -92,7 +92,7 @@ def load_teacher(member_dirs, scale, normalisation: str, n_features: int, width:
         for path, man in zip(member_dirs, manifests, strict=True):
             member = keras.saving.load_model(Path(path) / MODEL_FILE, compile=False, safe_mode=True)
             member.trainable = False
-            ratio = _scale_ratio(student, man["decoder"], width)
+            ratio = scale_ratio(student, man["decoder"], width)
             if ratio is not None:
                 fold_input_scale(member, ratio)
             members.append(member)

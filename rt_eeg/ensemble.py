@@ -47,7 +47,8 @@ COMBINE = {
 }
 
 
-def _member_manifest(path: Path) -> dict:
+def member_manifest(path: Path) -> dict:
+    """One member's manifest, its files verified (RtEegError naming the folder)."""
     for name in (MODEL_FILE, FEATURES_FILE, MANIFEST_FILE):
         if not (path / name).is_file():
             raise RtEegError(f"ensemble member has no {name}", path)
@@ -87,7 +88,7 @@ def check_members(member_dirs) -> list[dict]:
         raise RtEegError(f"an ensemble needs at least two members, got {len(paths)}")
     if len({p.resolve() for p in paths}) != len(paths):
         raise RtEegError("an ensemble member is listed twice")
-    manifests = [_member_manifest(p) for p in paths]
+    manifests = [member_manifest(p) for p in paths]
     first_features = (paths[0] / FEATURES_FILE).read_bytes()
     for path, man in zip(paths[1:], manifests[1:], strict=True):
         if (path / FEATURES_FILE).read_bytes() != first_features:
@@ -140,7 +141,7 @@ def fold_input_scale(model, ratio: np.ndarray) -> None:
     layer.set_weights(weights)
 
 
-def _scale_ratio(base: dict, member: dict, width: int) -> np.ndarray | None:
+def scale_ratio(base: dict, member: dict, width: int) -> np.ndarray | None:
     """``s_0 / s_i`` per model input (None when the member needs none)."""
     s0 = (base.get("context") or {}).get("feature_scale")
     si = (member.get("context") or {}).get("feature_scale")
@@ -261,7 +262,7 @@ def write_ensemble(
     ]
     folded = []
     for member, man in zip(members, manifests, strict=True):
-        ratio = _scale_ratio(manifests[0]["decoder"], man["decoder"], int(member.input_shape[-1]))
+        ratio = scale_ratio(manifests[0]["decoder"], man["decoder"], int(member.input_shape[-1]))
         if ratio is not None:
             fold_input_scale(member, ratio)
         folded.append(ratio is not None)
