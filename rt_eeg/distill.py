@@ -100,8 +100,37 @@ def load_teacher(member_dirs, scale, normalisation: str, n_features: int, width:
     return make_infer(model, device), [str(m.get("weights_sha256", "")) for m in manifests]
 
 
-def soft_targets(y: np.ndarray, teacher_p: np.ndarray, weight: float) -> np.ndarray:
-    """``(1 - weight) * y + weight * teacher_p``, float32, shape ``(n,)``."""
+#: Which training rows take the teachers' share (``TrainConfig.distill_rows``): every row, only
+#: the seizure rows (a seizure-labelled window the teachers read as background is not forced to
+#: 1), or only the background rows (a seizure's target stays 1, so the student's scale is not
+#: capped under the teachers' mean; pilot 104).
+DISTILL_ROWS = ("all", "seizure", "background")
+
+
+def soft_targets(y: np.ndarray, teacher_p: np.ndarray, weight: float, rows: str = "all") -> np.ndarray:
+    """``(1 - weight) * y + weight * teacher_p`` on the ``rows`` chosen, ``y`` elsewhere.
+
+    Parameters
+    ----------
+    y : ndarray, shape (n,)
+        Labels (1 seizure, 0 background; a row counts as seizure from 0.5).
+    teacher_p : ndarray, shape (n,)
+        The teachers' mean P(seizure) on the same windows.
+    weight : float
+        The teachers' share, in [0, 1].
+    rows : {'all', 'seizure', 'background'}
+        Which rows are mixed (:data:`DISTILL_ROWS`).
+
+    Returns
+    -------
+    ndarray of float32, shape (n,)
+    """
+    if rows not in DISTILL_ROWS:
+        raise RtEegError(f"distill_rows must be one of {', '.join(DISTILL_ROWS)}, got {rows!r}")
     y = np.asarray(y, np.float32)
     w = np.float32(weight)
-    return ((np.float32(1.0) - w) * y + w * np.asarray(teacher_p, np.float32)).astype(np.float32)
+    mixed = ((np.float32(1.0) - w) * y + w * np.asarray(teacher_p, np.float32)).astype(np.float32)
+    if rows == "all":
+        return mixed
+    keep = y < 0.5 if rows == "seizure" else y >= 0.5
+    return np.where(keep, y, mixed).astype(np.float32)

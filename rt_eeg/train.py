@@ -248,7 +248,8 @@ def train_from_store(
         if cfg.distill_from:  # the teachers' mean on each batch, read at the student's scale
             teacher, teacher_weights = load_teacher(cfg.distill_from, scale, cfg.normalisation, n_feat,
                                                     width, dev_name)  # fmt: skip
-            log(f"distilling from {len(cfg.distill_from)} teacher(s) at weight {cfg.distill_weight}")
+            log(f"distilling from {len(cfg.distill_from)} teacher(s) at weight {cfg.distill_weight} "
+                f"({cfg.distill_rows} rows)")
 
         # P(seizure) of the current model for store rows (hard-negative mining)
         score = row_scorer(infer, store, cfg.normalisation, scale)
@@ -290,7 +291,7 @@ def train_from_store(
                 n_stale += augmented["stale"]
                 n_mixed += augmented["mixed"]
                 if teacher is not None:
-                    y = soft_targets(y, teacher(x), cfg.distill_weight)
+                    y = soft_targets(y, teacher(x), cfg.distill_weight, cfg.distill_rows)
                 if adv_step is None:
                     losses.append(float(train_step(x, y)))
                 else:
@@ -419,7 +420,8 @@ def train_from_store(
         "train_config": dataclasses.asdict(cfg),
         **({"balanced_sources": source_counts} if source_counts else {}),
         **({"distillation": {"teachers": list(cfg.distill_from), "weights_sha256": teacher_weights,
-                             "weight": cfg.distill_weight}} if cfg.distill_from else {}),  # fmt: skip
+                             "weight": cfg.distill_weight, "rows": cfg.distill_rows}}
+           if cfg.distill_from else {}),  # fmt: skip
         **({"init_from": init} if init is not None else {}),
         **({"veto_training_rows": called} if called is not None else {}),
         "architecture": {

@@ -16,6 +16,7 @@ from rt_eeg.decoder import (
     HISTORY_NORMALISATIONS,
     NORMALISATIONS,
 )
+from rt_eeg.distill import DISTILL_ROWS
 from rt_eeg.errors import RtEegError
 
 #: Where a label-smoothed model's seizure target lands after the logit fold, by default: the
@@ -162,6 +163,9 @@ class TrainConfig:
         teachers' mean P(seizure) on the same input window; () disables it.
     distill_weight : float
         The teachers' share of each target, in (0, 1] with ``distill_from`` (0 without).
+    distill_rows : str
+        Which rows take the teachers' share (:data:`rt_eeg.distill.DISTILL_ROWS`): ``'all'``,
+        ``'seizure'`` (background targets stay 0) or ``'background'`` (seizure targets stay 1).
     label_smoothing : float
         Binary cross-entropy against targets ``eps / 2`` and ``1 - eps / 2`` instead of 0
         and 1 (0: off), so the loss stops rewarding logits pushed to the extremes on the
@@ -239,6 +243,7 @@ class TrainConfig:
     average_epochs: int = 0
     distill_from: tuple[str, ...] = ()
     distill_weight: float = 0.0
+    distill_rows: str = "all"
     label_smoothing: float = 0.0
     smoothed_top: float = SMOOTHED_TOP
     background_focal: float = 0.0
@@ -340,6 +345,10 @@ class TrainConfig:
             raise RtEegError("distill_from and distill_weight go together (teachers and their share)")
         if not 0.0 <= self.distill_weight <= 1.0:
             raise RtEegError(f"distill_weight must be in [0, 1], got {self.distill_weight}")
+        if self.distill_rows not in DISTILL_ROWS:
+            raise RtEegError(f"distill_rows must be one of {', '.join(DISTILL_ROWS)}, got {self.distill_rows!r}")
+        if self.distill_rows != "all" and not self.distill_from:
+            raise RtEegError("distill_rows needs teachers (distill_from)")
         if self.distill_from and (self.arch == "frame_lstm_veto" or self.label_smoothing):
             raise RtEegError("distillation's soft targets are not for frame_lstm_veto or label_smoothing")
         if self.average_epochs and self.keep != "last":

@@ -27,6 +27,18 @@ def test_soft_targets_mix_label_and_teacher():
     np.testing.assert_array_equal(soft_targets(y, t, 1.0), t)
 
 
+def test_soft_targets_mix_only_the_rows_chosen():
+    """Seizure rows only: background targets stay 0; background rows only: a seizure's target
+    stays 1 whatever the teachers say (the student's scale is not capped under their mean)."""
+    y = np.array([0.0, 1.0, 1.0, 0.0], np.float32)
+    t = np.array([0.2, 0.6, 1.0, 0.8], np.float32)
+    np.testing.assert_allclose(soft_targets(y, t, 0.5, "seizure"), [0.0, 0.8, 1.0, 0.0], rtol=0, atol=1e-7)
+    np.testing.assert_allclose(soft_targets(y, t, 0.5, "background"), [0.1, 1.0, 1.0, 0.4], rtol=0, atol=1e-7)
+    np.testing.assert_array_equal(soft_targets(y, t, 0.5, "all"), soft_targets(y, t, 0.5))
+    with pytest.raises(RtEegError, match="distill_rows must be one of all, seizure, background"):
+        soft_targets(y, t, 0.5, "both")
+
+
 def test_teachers_read_the_students_inputs_at_their_own_scale(store_and_recs, tmp_path):
     """A context teacher's feature scale is not the student's (each drawn with its seed; here
     the student's is set 30 % apart): fed the student's batch, its first layer folded by the
@@ -68,10 +80,14 @@ def test_distilled_training_is_reproducible_moves_the_weights_and_is_recorded(st
     runs = {name: fit(store, tmp_path / name, distill_from=(str(tmp_path / "teacher"),), distill_weight=0.5, **cfg)
             for name in ("a", "b")}  # fmt: skip
     plain = fit(store, tmp_path / "plain", **cfg)
+    bckg = fit(store, tmp_path / "bckg", distill_from=(str(tmp_path / "teacher"),), distill_weight=0.5,
+               distill_rows="background", **cfg)  # fmt: skip
     assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
     assert runs["a"]["weights_sha256"] != plain["weights_sha256"]
+    assert bckg["weights_sha256"] not in (plain["weights_sha256"], runs["a"]["weights_sha256"])
     d = runs["a"]["distillation"]
-    assert d["teachers"] == [str(tmp_path / "teacher")] and d["weight"] == 0.5
+    assert d["teachers"] == [str(tmp_path / "teacher")] and d["weight"] == 0.5 and d["rows"] == "all"
+    assert bckg["distillation"]["rows"] == "background"
     assert len(d["weights_sha256"]) == 1 and "distillation" not in plain
 
 
@@ -80,6 +96,8 @@ def test_distilled_training_is_reproducible_moves_the_weights_and_is_recorded(st
     (dict(distill_weight=0.5), "distill_from and distill_weight go together"),
     (dict(distill_from=("m",), distill_weight=1.5), "distill_weight must be in"),
     (dict(distill_from=("m",), distill_weight=0.5, label_smoothing=0.1), "soft targets are not for"),
+    (dict(distill_from=("m",), distill_weight=0.5, distill_rows="ictal"), "distill_rows must be one of"),
+    (dict(distill_rows="seizure"), "distill_rows needs teachers"),
 ])  # fmt: skip
 def test_bad_distillation_settings_are_refused(kw, message):
     with pytest.raises(RtEegError, match=message):

@@ -322,10 +322,10 @@ extend_od() {  # GRID SUF K...
 floor100() { extend_od floor_off _sel5l "$@"; }  # K...
 # K58 (pilot 101): K53 distilled from K53's seeds 15-20 (E53x6p's members): each target
 # (1 - W) y + W x their mean P(seizure) on the same window, W = DISTILL_W (0.5; --distill-from,
-# rt_eeg/distill.py)
+# rt_eeg/distill.py); TEACHER_REF another prefix of K53's seeds (k53es: retrained on an AMD EPYC)
 k58() {  # OUT SEED [option...]
   local teachers
-  teachers=$(printf "$WORK/k53s%sa," 15 16 17 18 19 20)
+  teachers=$(printf "$WORK/${TEACHER_REF:-k53s}%sa," 15 16 17 18 19 20)
   k53 "$@" --distill-from "${teachers%,}" --distill-weight "${DISTILL_W:-0.5}"
 }
 pair101() { pair_od k58 "$1"; }  # SEED
@@ -335,3 +335,18 @@ mid102() { extend_od mid_off _sel5m "$@"; }  # K...
 # Pilot 103 (chooses nothing): K59 = K58 with the six seeds' mean as the whole target (--distill-weight 1.0)
 k59() { DISTILL_W=1.0 k58 "$@"; }  # OUT SEED [option...]
 pair103() { pair_od k59 "$1"; mid102 "k59s${1}a"; }  # SEED
+# Pilot 104 (an AMD EPYC, where K53's seeds are retrained as k53esNa: a seed is reproducible on
+# its CPU class only): K53's seed N trained and nothing else (a teacher; 15-20)
+k53e_teacher() { local k=k53es${1}a; [ -f "$WORK/$k/manifest.json" ] || k53 "$k" "$1"; }  # SEED
+# K60 / K61: K58 from those teachers with the teachers' share on the background rows only (a
+# seizure's target stays 1: the student's scale uncapped) / on the seizure rows only (background
+# targets stay 0) (--distill-rows)
+k60() { TEACHER_REF=k53es k58 "$@" --distill-rows background; }  # OUT SEED [option...]
+k61() { TEACHER_REF=k53es k58 "$@" --distill-rows seizure; }  # OUT SEED [option...]
+# K53's seed N here (k53esNa), then K60's and K61's, each judge_od and mid102
+pair104() {  # SEED
+  local k
+  pair_od k53 "$1" "k53es${1}a"
+  for k in k60 k61; do [ -f "$WORK/k53es20a/manifest.json" ] && pair_od $k "$1"; done
+  mid102 "k53es${1}a" $([ -f "$WORK/k60s${1}a/manifest.json" ] && echo "k60s${1}a" "k61s${1}a")
+}

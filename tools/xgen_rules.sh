@@ -138,8 +138,8 @@ pilot92() { rule_k15c12 K52 k52 "12 13"; }
 pilot93() { rule_k15c12 K53 k53 "12 13"; }
 # Amendment 75's comparison against K53 (the default's recipe, k53sNa) on seeds 12 and 13
 # (RULE_SEEDS: others) at the _sel5o points -> recipe_label_vs_k53c12_paired_sel5o_detf.json
-rule_k53c12() {  # LABEL PREFIX   (RULE_SEEDS, RULE_TAG, RULE_SUF: other seeds, tag, points)
-  RULE_REF=k53s RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=${RULE_TAG:-K53C12} RULE_SUF=${RULE_SUF:-_sel5o} \
+rule_k53c12() {  # LABEL PREFIX   (RULE_SEEDS, RULE_TAG, RULE_SUF, RULE_REF: seeds, tag, points, K53's prefix)
+  RULE_REF=${RULE_REF:-k53s} RULE_SEEDS=${RULE_SEEDS:-12 13} RULE_TAG=${RULE_TAG:-K53C12} RULE_SUF=${RULE_SUF:-_sel5o} \
     rule_k15c6 "$1" "$2"
 }
 # The same against K53's seeds 12, 13, 14 and 21 -> recipe_label_vs_k53c4_paired_SUF_detf.json
@@ -161,6 +161,15 @@ pilot102() { RULE_SUF=_sel5mo rule_k53c4 K58 k58; }
 # Pilot 103: K59 (pure distillation) at _sel5o and _sel5mo
 pilot103() { rule_k53c4 K59 k59; }
 pilot103m() { RULE_SUF=_sel5mo rule_k53c4 K59 k59; }
+# Pilot 104 (AMD EPYC): K60 (background rows distilled) and K61 (seizure rows) against K53's
+# seeds retrained here (k53esNa), at _sel5mo, then _sel5o (RULE_SEEDS: the pairs finished)
+pilot104() {
+  local s
+  for s in _sel5mo _sel5o; do
+    RULE_REF=k53es RULE_TAG=K53EC12 RULE_SUF=$s rule_k53c12 K60 k60
+    RULE_REF=k53es RULE_TAG=K53EC12 RULE_SUF=$s rule_k53c12 K61 k61
+  done
+}
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json

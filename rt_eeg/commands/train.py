@@ -220,6 +220,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the teachers' share of each target (default 0.5 with --distill-from)",
     )
     parser.add_argument(
+        "--distill-rows",
+        choices=("all", "seizure", "background"),  # rt_eeg.distill.DISTILL_ROWS, spelt out
+        default="all",
+        help="which rows take the teachers' share: all, seizure (background targets stay 0) or "
+        "background (seizure targets stay 1, the student's scale uncapped) (default all)",
+    )
+    parser.add_argument(
         "--label-smoothing",
         type=float,
         default=0.0,
@@ -302,6 +309,7 @@ def run(args: argparse.Namespace) -> int:
         distill_from=tuple(d for d in args.distill_from.split(",") if d),
         distill_weight=(args.distill_weight if args.distill_weight is not None
                         else 0.5 if args.distill_from else 0.0),  # fmt: skip
+        distill_rows=args.distill_rows,
         label_smoothing=args.label_smoothing,
         smoothed_top=args.smoothed_top,
         background_focal=args.background_focal,
