@@ -46,7 +46,7 @@ def test_teachers_read_the_students_inputs_at_their_own_scale(store_and_recs, tm
     import json
 
     from rt_eeg.decoder import model_width
-    from rt_eeg.decoder.model import _load_model
+    from rt_eeg.decoder.model import load_model
     from rt_eeg.distill import load_teacher
     from rt_eeg.train_data import model_inputs
 
@@ -62,7 +62,7 @@ def test_teachers_read_the_students_inputs_at_their_own_scale(store_and_recs, tm
     x_student, _ = model_inputs(store, rows, "context", student_scale)
     own = []
     for path, scale in zip(teachers, scales, strict=True):
-        _, infer = _load_model(path / "model.keras", "/CPU:0")
+        _, infer = load_model(path / "model.keras", "/CPU:0")
         own.append(infer(model_inputs(store, rows, "context", scale)[0]))
     one, _ = load_teacher([teachers[1]], student_scale, "context", store.n_features, width, "/CPU:0")
     np.testing.assert_allclose(one(x_student), own[1], rtol=0, atol=2e-5)

@@ -44,9 +44,9 @@ def test_ensemble_is_the_mean_of_its_members(members, ensemble, device):
     def run(folder):
         dec = Decoder(folder, device="cpu")
         if device == "tf":  # the TensorFlow path (a GPU machine, or a folder without .tflite)
-            from rt_eeg.decoder.model import _load_model
+            from rt_eeg.decoder.model import load_model
 
-            _, infer = _load_model(folder / "model.keras", "/CPU:0")
+            _, infer = load_model(folder / "model.keras", "/CPU:0")
             return infer(windows)
         assert dec.runtime == "litert"
         return dec._run(windows)
@@ -158,7 +158,7 @@ def confident(members, tmp_path_factory):
 @pytest.mark.parametrize("device", ["cpu", "tf"])
 def test_logit_pooling_is_the_sigmoid_of_the_mean_logit(members, confident, tmp_path, device):
     """--combine logit: P = sigmoid(mean_i logit(p_i)) per window (LiteRT and TensorFlow)."""
-    from rt_eeg.decoder.model import _load_model
+    from rt_eeg.decoder.model import load_model
 
     folders = [members[0], confident, members[2]]
     ens = write_ensemble(folders, tmp_path / "e", combine="logit")
@@ -166,7 +166,7 @@ def test_logit_pooling_is_the_sigmoid_of_the_mean_logit(members, confident, tmp_
 
     def run(folder):
         if device == "tf":
-            return np.asarray(_load_model(folder / "model.keras", "/CPU:0")[1](windows))
+            return np.asarray(load_model(folder / "model.keras", "/CPU:0")[1](windows))
         return Decoder(folder, device="cpu")._run(windows)
 
     each = np.stack([run(f) for f in folders]).astype(np.float64)

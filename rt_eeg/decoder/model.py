@@ -209,7 +209,7 @@ def load_seven_second_decoder(model, init_dir: str | os.PathLike) -> dict:
             f"features, got {arch} with {dec.get('normalisation')!r} inputs",
             init_dir,
         )
-    src, _ = _load_model(init_dir / MODEL_FILE, "/CPU:0")
+    src, _ = load_model(init_dir / MODEL_FILE, "/CPU:0")
     copied = []
     for name in SEVEN_SECOND_LAYERS:
         weights = src.get_layer(name).get_weights()
@@ -252,7 +252,7 @@ def resolve_device(device: str = "auto") -> str:
     raise RtEegError(f"unknown device {device!r}; expected auto, cpu or gpu")
 
 
-def _load_model(path: Path, device: str):
+def load_model(path: Path, device: str):
     """Load a Keras model and a traced inference function ``(n, 70, F) -> (n,)``.
 
     ``safe_mode=True`` (also Keras' default, stated so it cannot silently change): a model

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from rt_eeg.context import GATE, GATE_TOP_K, gate_score, recording_centers, window_mean
-from rt_eeg.decoder.model import _load_model, resolve_device
+from rt_eeg.decoder.model import load_model, resolve_device
 from rt_eeg.decoder.stream import DecoderStream
 from rt_eeg.decoder.windows import (
     CONTEXT_NORMALISATIONS,
@@ -159,7 +159,7 @@ class Decoder:
             width = self._infer.width
         else:
             self.runtime = TENSORFLOW
-            self._model, self._infer = _load_model(self.model_dir / MODEL_FILE, self.device)
+            self._model, self._infer = load_model(self.model_dir / MODEL_FILE, self.device)
             width = int(self._model.input_shape[-1])
         self.n_features = n_features_of(self.normalisation, width)
         if self.scale is not None and self.scale.shape != (self.n_features,):
