@@ -162,12 +162,12 @@ pilot102() { RULE_SUF=_sel5mo rule_k53c4 K58 k58; }
 pilot103() { rule_k53c4 K59 k59; }
 pilot103m() { RULE_SUF=_sel5mo rule_k53c4 K59 k59; }
 # Pilot 104 (AMD EPYC): K60 (background rows distilled) and K61 (seizure rows) against K53's
-# seeds retrained here (k53esNa), at _sel5mo, then _sel5o (RULE_SEEDS: the pairs finished)
+# seeds retrained here (k53esNa), at _sel5mo, then _sel5o (RULE_SEEDS: the pairs finished;
+# RULE_TAG: K53EC12 for seeds 12-13, K53EC4 for 12, 13, 14, 21)
 pilot104() {
-  local s
+  local s v
   for s in _sel5mo _sel5o; do
-    RULE_REF=k53es RULE_TAG=K53EC12 RULE_SUF=$s rule_k53c12 K60 k60
-    RULE_REF=k53es RULE_TAG=K53EC12 RULE_SUF=$s rule_k53c12 K61 k61
+    for v in 60 61; do RULE_REF=k53es RULE_TAG=${RULE_TAG:-K53EC12} RULE_SUF=$s rule_k53c12 K$v k$v; done
   done
 }
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
