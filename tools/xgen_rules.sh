@@ -163,7 +163,7 @@ pilot103() { rule_k53c4 K59 k59; }
 pilot103m() { RULE_SUF=_sel5mo rule_k53c4 K59 k59; }
 # Pilot 104 (AMD EPYC): K60 (background rows distilled) and K61 (seizure rows) against K53's
 # seeds retrained here (k53esNa), at _sel5mo, then _sel5o (RULE_SEEDS: the pairs finished;
-# RULE_TAG: K53EC12 for seeds 12-13, K53EC4 for 12, 13, 14, 21)
+# RULE_TAG: K53EC12 for seeds 12-13, K53EC3 for 12-14, as run)
 pilot104() {
   local s v
   for s in _sel5mo _sel5o; do
