@@ -35,7 +35,7 @@
 # generators' 47 min, the feature store 10 min, training 105 s, the SELECT v2 decodes and tuning
 # 21 min, then the held-out evaluations (about 25 min idle).
 # On an AMD EPYC (Zen 4 class, 2026-11-29, idle): every corpus, the store and seed 3 in 37 min
-# (another, 2026-12-01: 31 min, seed 3 9d039a62de34 again, as on every machine of that class).
+# (another, 2026-12-01: 31 min, seed 3 9d039a62de34 again, as on the first).
 # On a fresh Intel Xeon (2026-11-30, idle): the same in 40 min, seed 3's weights the pinned 9cd04bed2da2.
 # K53's steps after it (2026-11-30, Intel Xeon): AL about 2 min, its store (storeX5L, 17 GB,
 # reusing storeX5) 2 min, training 143 s, the SELECT v2 and OD decodes about 9 min, the
