@@ -74,10 +74,13 @@ k37() { k15_joined trainX5N A+A3+B+AN,XT1,XT2,XE,XH "$@"; }  # OUT SEED [option.
 # whole on this machine: K37 seed N and K15 seed N trained (unless done), judged (judge53) and
 # their family_scores written; then the rule on the six (rule64).
 pair64() {  # SEED
-  local n=$1
-  [ -f "$WORK/k37s${n}a/manifest.json" ] || k37 "k37s${n}a" "$n"
-  [ -f "$WORK/k15ps${n}a/manifest.json" ] || k15x5 "k15ps${n}a" "$n"
-  judge_scored "k37s${n}a" "k15ps${n}a"
+  train_once k37 "$1"; train_once k15x5 "$1" "k15ps${1}a"
+  judge_scored "k37s${1}a" "k15ps${1}a"
+}
+# RECIPE's seed N trained as RECIPEsNa (or NAME) unless that model is already there
+train_once() {  # RECIPE SEED [NAME]
+  local k=${3:-$1s${2}a}
+  [ -f "$WORK/$k/manifest.json" ] || "$1" "$k" "$2"
 }
 # judge53 each K and write its family_scores (what every pair since amendment 64 records)
 judge_scored() {  # K...
@@ -92,11 +95,7 @@ judge_scored() {  # K...
 k38() { k15x5 "$@" --background-focal 1; }  # OUT SEED [option...]
 # RECIPE's seed N as RECIPEsNa, trained (unless done), judged (judge53) and its family_scores
 # written; its pair is amendment 64's k15psNa, judged then on this machine
-pair_c6() {  # RECIPE SEED
-  local k=$1s${2}a
-  [ -f "$WORK/$k/manifest.json" ] || "$1" "$k" "$2"
-  judge_scored "$k"
-}
+pair_c6() { train_once "$1" "$2"; judge_scored "$1s${2}a"; }  # RECIPE SEED
 # Amendment 66: K38's seeds 6-11 (then rule66 on the six)
 pair66() { pair_c6 k38 "$1"; }  # SEED
 # K39 (amendment 68): K15's recipe plus a squared hinge on background logits above logit(0.99)
@@ -154,11 +153,7 @@ k40() { k15x5 "$@" --seizure-balance 0.5; }  # OUT SEED [option...]
 # K judged (judge_scored), decoded on OD and its _sel5o point chosen (amendment 72)
 judge_od() { judge_scored "$1"; od72 "$1"; tune72 "$1"; }  # K
 # RECIPE's seed N as RECIPEsNa (or NAME), trained (unless done) and judge_od
-pair_od() {  # RECIPE SEED [NAME]
-  local k=${3:-$1s${2}a}
-  [ -f "$WORK/$k/manifest.json" ] || "$1" "$k" "$2"
-  judge_od "$k"
-}
+pair_od() { train_once "$@"; judge_od "${3:-$1s${2}a}"; }  # RECIPE SEED [NAME]
 # Amendment 75: K40's seed N
 pair75() { pair_od k40 "$1"; }  # SEED
 # Pilot 77 (chooses nothing): K41 = K15's recipe with the decoder reading only the last 3 s of
@@ -337,16 +332,15 @@ k59() { DISTILL_W=1.0 k58 "$@"; }  # OUT SEED [option...]
 pair103() { pair_od k59 "$1"; mid102 "k59s${1}a"; }  # SEED
 # Pilot 104 (an AMD EPYC, where K53's seeds are retrained as k53esNa: a seed is reproducible on
 # its CPU class only): K53's seed N trained and nothing else (a teacher; 15-20)
-k53e_teacher() { local k=k53es${1}a; [ -f "$WORK/$k/manifest.json" ] || k53 "$k" "$1"; }  # SEED
+k53e_teacher() { train_once k53 "$1" "k53es${1}a"; }  # SEED
 # K60 / K61: K58 from those teachers with the teachers' share on the background rows only (a
 # seizure's target stays 1: the student's scale uncapped) / on the seizure rows only (background
 # targets stay 0) (--distill-rows)
 k60() { TEACHER_REF=k53es k58 "$@" --distill-rows background; }  # OUT SEED [option...]
 k61() { TEACHER_REF=k53es k58 "$@" --distill-rows seizure; }  # OUT SEED [option...]
-# K53's seed N here (k53esNa), then K60's and K61's, each judge_od and mid102
+# K53's seed N here (k53esNa), then K60's and K61's (the teachers trained first), each
+# judge_od and mid102
 pair104() {  # SEED
-  local k
-  pair_od k53 "$1" "k53es${1}a"
-  for k in k60 k61; do [ -f "$WORK/k53es20a/manifest.json" ] && pair_od $k "$1"; done
-  mid102 "k53es${1}a" $([ -f "$WORK/k60s${1}a/manifest.json" ] && echo "k60s${1}a" "k61s${1}a")
+  pair_od k53 "$1" "k53es${1}a"; pair_od k60 "$1"; pair_od k61 "$1"
+  mid102 "k53es${1}a" "k60s${1}a" "k61s${1}a"
 }
