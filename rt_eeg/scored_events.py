@@ -6,7 +6,8 @@ epoch at a time (the online object, run offline), about 5 us an epoch and config
 that loop was most of a SELECT v2 judgement's tuning time (7.5 min of a model's 23 here).
 
 For the configurations a grid searches, everything the state machine reads but its own state
-is a function of the score series alone: the run of epochs at or above ``threshold_on``, the
+is a function of the score series alone: the run of epochs at or above ``threshold_on`` (or the
+evidence-accumulating sum, ``cusum_h``, stepped through the postprocessor's own function), the
 rise within ``rise_epochs``, and the mean over the last ``offset_epochs``. Those are computed
 here as arrays; the state machine then only jumps from one onset to the next offset, a step per
 event. The result is **the very list of events** that
@@ -27,7 +28,7 @@ import numpy as np
 
 from rt_eeg.io.annotations import Event
 from rt_eeg.pairwise import MAX_N, pairwise_rows, pairwise_sum
-from rt_eeg.postprocess import PostprocessConfig
+from rt_eeg.postprocess import PostprocessConfig, cusum_step, score_logit
 
 
 def supports(cfg: PostprocessConfig) -> bool:
@@ -107,6 +108,18 @@ class ScoredRecording:
         # complete_decisions keeps the epochs whose rounded start falls in [0, ceil(duration))
         keys = np.rint(starts)  # its round(start), half to even like Python's
         self.kept = (keys >= 0) & (keys < int(np.ceil(self.duration / 1.0 - 1e-9)))
+        self._cusums: dict[tuple[float, float], np.ndarray] = {}
+
+    def cusum(self, threshold: float, h: float) -> np.ndarray:
+        """The postprocessor's evidence sum after each epoch (``cusum_h`` = ``h``), kept per
+        ``(threshold, h)``: a grid repeats them over top-k, off ratios and hold times."""
+        key = (threshold, h)
+        if key not in self._cusums:
+            ref, s, out = score_logit(threshold), 0.0, np.empty(len(self.scores))
+            for i, x in enumerate(self.scores.tolist()):  # a recursion: one epoch at a time
+                s = out[i] = cusum_step(s, x, ref, h)
+            self._cusums[key] = out
+        return self._cusums[key]
 
     @classmethod
     def of(cls, epoch_starts: np.ndarray, scores: np.ndarray, duration: float) -> ScoredRecording | None:
@@ -129,7 +142,10 @@ class ScoredRecording:
         """The seizure events under ``cfg`` (one :func:`supports` covers)."""
         s, starts, n = self.scores, self.starts, len(self.scores)
         on, off = cfg.threshold_on, cfg.threshold_off
-        onset = _run_lengths(s >= on) >= cfg.onset_epochs
+        if cfg.cusum_h > 0:
+            onset = self.cusum(on, cfg.cusum_h) >= cfg.cusum_h
+        else:
+            onset = _run_lengths(s >= on) >= cfg.onset_epochs
         if cfg.rise_delta > 0:
             rise = s - _window_min(s, cfg.rise_epochs + 1)
             onset |= (s >= off) & (rise >= cfg.rise_delta)

@@ -15,16 +15,18 @@ import onset_frontier  # noqa: E402
 VOICES = onset_frontier.VOICES
 
 
-def _trial(sens, lat, fa=1.0, flag=1.0, od_fa=0.0, top_k=2, thr=0.995, confirm=4):
+def _trial(sens, lat, fa=1.0, flag=1.0, od_fa=0.0, top_k=2, thr=0.995, confirm=4, cusum=None):
     cfg = {"top_k": top_k, "threshold_on": thr, "onset_epochs": confirm}
+    if cusum is not None:
+        cfg["cusum_h"] = cusum
     corpora = {v: {"config": cfg, "sensitivity": sens, "fa_per_24h": fa, "flag_ratio": flag,
                    "latency_median_s": lat} for v in VOICES}  # fmt: skip
     pool = {"sensitivity": sens, "fa_per_24h": fa, "latency_median_s": lat}  # the voices' means
     return pool | {"corpora": corpora, "bounds": {"OD": {"fa_per_24h": od_fa, "hits": 40}}}
 
 
-def _write(tmp_path, name, trials):
-    path = tmp_path / f"operating_point_{name}_sel5o.trials.json.gz"
+def _write(tmp_path, name, trials, suffix="_sel5o"):
+    path = tmp_path / f"operating_point_{name}{suffix}.trials.json.gz"
     path.write_bytes(gzip.compress(json.dumps({"trials_pool": trials}).encode()))
 
 
@@ -56,3 +58,16 @@ def test_a_missing_or_empty_trials_file_is_one_line_naming_it(tmp_path, capsys):
     _write(tmp_path, "none", [_trial(50.0, 3.0, fa=9.0)])
     assert onset_frontier.main(["none", "--results", str(tmp_path)]) == 2
     assert "no eligible point" in capsys.readouterr().err
+
+
+def test_another_suffix_and_a_cusum_point(tmp_path):
+    """--suffix reads another result's trials (pilot 105's _sel5ko); a CUSUM point is named by
+    its h, not by confirmations it does not use."""
+    _write(tmp_path, "m", [_trial(46.0, 12.0), _trial(45.0, 8.0, thr=0.98, cusum=4.0)], "_sel5ko")
+    out = tmp_path / "front.json"
+    assert onset_frontier.main(["m", "--results", str(tmp_path), "--suffix", "_sel5ko", "--out", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert d["suffix"] == "_sel5ko"
+    assert d["models"]["m"]["earliest_within"]["point"] == "top-2 >= 0.98 cusum 4"
+    assert d["models"]["m"]["latency_gain_s"] == 4.0
+    assert onset_frontier.main(["m", "--results", str(tmp_path)]) == 2  # no _sel5o file there

@@ -470,3 +470,37 @@ def test_bound_corpus_puts_our_own_seizures_first(tmp_path, capsys):
     x = ["--out", str(tmp_path / "x.json"), "--toml", str(tmp_path / "x.toml")]
     assert operating_point.main([*pooled, *x]) == 2
     assert "--bound needs --weigh corpora" in capsys.readouterr().err
+
+
+def test_the_cusum_grid_extends_a_stored_result(tmp_path, capsys):
+    """Pilot 105: cusum_off is 168 evidence-accumulating configurations (its thresholds x h x
+    top-k x off ratios, no rise), written with their cusum_h; a strict_off result extended with
+    it keeps its 420 trials first and holds what a fresh run of both grids gives."""
+    from rt_eeg.postprocess import PostprocessConfig
+
+    base = PostprocessConfig()
+    cusum = operating_point.cusum_off_grid(base)
+    assert len(cusum) == 168 and {c.cusum_h for c in cusum} == set(operating_point.CUSUM_HS)
+    assert {c.threshold_on for c in cusum} == set(operating_point.CUSUM_THRESHOLDS)
+    assert all(c.rise_delta == 0 and c.to_dict()["cusum_h"] > 0 for c in cusum)
+    assert all("cusum_h" not in c.to_dict() for c in operating_point.strict_off_grid(base))
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "postprocess.toml").write_text("threshold_on = 0.998\nthreshold_off = 0.499\n")
+    a = _corpus(tmp_path, "A", [((100, 160), (400, 420)), ((300, 360), None)])
+    common = ["--model", str(model), "--target-fa", "5", "--workers", "1", "--quiet", "--tune", a,
+              "--max-flag-ratio", "2"]  # fmt: skip
+    first, ext = tmp_path / "first.json", tmp_path / "ext.json"
+    assert operating_point.main([*common, "--grid", "strict_off", "--out", str(first),
+                                 "--toml", str(tmp_path / "first.toml")]) == 0  # fmt: skip
+    assert operating_point.main([*common, "--grid", "cusum_off", "--extend", str(first),
+                                 "--out", str(ext), "--toml", str(tmp_path / "ext.toml")]) == 0  # fmt: skip
+    capsys.readouterr()
+    d1, d2 = operating_point.load_result(first), operating_point.load_result(ext)
+    assert d2["grid"] == "strict_off+cusum_off" and d2["n_trials"] == 588
+    assert d2["trials_pool"][:420] == d1["trials_pool"]
+    assert all(t["config"]["cusum_h"] > 0 for t in d2["trials_pool"][420:])
+    _, refs, stored = operating_point.load_corpus(str(tmp_path / "A" / "list"), str(tmp_path / "A" / "eval"))
+    fresh = operating_point.run_trials(operating_point.grid_of("strict_off+cusum_off", base), refs, stored,
+                                       workers=1, progress=False)  # fmt: skip
+    assert json.loads(json.dumps(fresh)) == d2["trials_pool"]

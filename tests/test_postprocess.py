@@ -312,3 +312,76 @@ def test_scored_path_equals_the_postprocessor_for_every_configuration_sharing_th
         hits.append(shared["hits"])
     assert max(hits) == 2 and min(hits) == 0  # configurations that differ, scored alike
     assert len(stored["_score_series"]) == 2
+
+
+# --- the evidence-accumulating onset (cusum_h, pilot 105) --------------------------------------
+
+CUSUM = PostprocessConfig(threshold_on=0.99, threshold_off=0.495, cusum_h=4.0, top_k=2, smooth_epochs=1)
+
+
+def first_seiz(decisions) -> float | None:
+    return next((d.start for d in decisions if d.label == "seiz"), None)
+
+
+def test_cusum_fires_fast_on_strong_evidence_and_slowly_on_weak(rng):
+    """logit(0.99) = 4.60: a 0.9999 epoch (logit 9.21) brings 4.6 at once and fires in one
+    epoch; 0.996 (5.52) brings 0.92 an epoch and needs five; the run count waits the same
+    two epochs for both."""
+    counted = CUSUM.replace(cusum_h=0.0, onset_epochs=2)
+    for level, cusum_epochs in ((0.9999, 1), (0.996, 5)):
+        p = background(60, rng)
+        p[20:40, :4] = level
+        assert first_seiz(run(p, CUSUM)) == 20 + cusum_epochs - 1, level
+        assert first_seiz(run(p, counted)) == 21, level
+
+
+def test_cusum_a_weak_epoch_subtracts_instead_of_restarting(rng):
+    """0.9999, 0.9999 ... with h = 8: two strong epochs hold 9.2 - cap -> 8 is not reached by
+    one (4.6); a dip to 0.98 (logit 3.89, -0.71) between them only delays by what it takes
+    away, where a run count of 2 restarts at the dip."""
+    cfg = CUSUM.replace(cusum_h=8.0)
+    p = background(60, rng)
+    p[20, :4], p[21, :4], p[22:30, :4] = 0.9999, 0.98, 0.9999
+    assert first_seiz(run(p, cfg)) == 22  # 4.61, 3.90, 8.0 (capped): fires at the third
+    assert first_seiz(run(p, cfg.replace(cusum_h=0.0, onset_epochs=2))) == 23
+
+
+def test_cusum_background_below_the_threshold_never_accumulates(rng):
+    p = background(300, rng)
+    p[:, :4] = rng.uniform(0.9, 0.989, (300, 4))  # a restless background just under 0.99
+    assert first_seiz(run(p, CUSUM)) is None
+    assert first_seiz(run(p, CUSUM.replace(threshold_on=0.95, threshold_off=0.475))) is not None
+
+
+def test_cusum_is_capped_so_a_long_seizure_does_not_bank_evidence(rng):
+    """After a long seizure ends, the next alarm needs fresh evidence: at most h is held, and
+    the epochs that end the event take it away."""
+    p = background(200, rng)
+    p[20:120, :4] = 0.9999
+    p[128:131, :4] = 0.992  # a weak bump soon after the offset: 3 x 0.23 < h
+    events = decisions_to_events(run(p, CUSUM))
+    assert len(events) == 1 and events[0].start == 20
+
+
+def test_cusum_streaming_equals_batch_is_reset_by_a_gap_and_written_only_when_set(rng):
+    p = background(400, rng)
+    for s in (50, 150, 300):
+        p[s : s + 30, :5] = rng.uniform(0.98, 1.0, (30, 5))
+    batch = run(p, CUSUM)
+    assert any(d.label == "seiz" for d in batch)
+    post = Postprocessor(CH, CUSUM)
+    stream = []
+    for i, row in enumerate(p):
+        stream += post.push(float(i), row)
+    assert stream == batch
+    # a gap forgets the evidence: 0.9999 for one epoch, a gap, one more: no onset at h = 8
+    post = Postprocessor(CH, CUSUM.replace(cusum_h=8.0))
+    hi = np.full(len(CH), 0.9999)
+    out = post.push(0.0, hi) + post.push(5.0, hi)
+    assert [d.label for d in out] == ["bckg", "na", "na", "na", "na", "bckg"]
+    assert post.push(6.0, hi)[-1].label == "seiz"
+    assert "cusum_h" not in PostprocessConfig().to_dict()
+    assert PostprocessConfig.from_dict(CUSUM.to_dict()) == CUSUM
+    for bad in (-1.0, 51.0):
+        with pytest.raises(ValueError, match="cusum_h"):
+            PostprocessConfig(cusum_h=bad)

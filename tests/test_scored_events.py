@@ -69,6 +69,7 @@ configs = st.builds(
     buffer_epochs=st.integers(2, 12),
     rise_delta=st.sampled_from([0.0, 0.3, 0.6]),
     rise_epochs=st.integers(1, 5),
+    cusum_h=st.sampled_from([0.0, 0.0, 0.5, 2.0, 8.0]),
 )
 
 

@@ -34,7 +34,8 @@ def _row(trial: dict) -> dict:
         "latency_s": round(trial["latency_median_s"], 2),
         "fa_per_24h": round(trial["fa_per_24h"], 2),
         "od_found": None if od is None else od["hits"],
-        "point": f"top-{cfg['top_k']} >= {cfg['threshold_on']} x{cfg['onset_epochs']}",
+        "point": f"top-{cfg['top_k']} >= {cfg['threshold_on']} "
+                 + (f"cusum {cfg['cusum_h']:g}" if cfg.get("cusum_h") else f"x{cfg['onset_epochs']}"),
     }
 
 
@@ -59,17 +60,19 @@ def frontier(trials: list[dict], within: float, *, max_fa: float = 5.0, max_flag
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("models", nargs="+", help="names K of tools/results/operating_point_K_sel5o.trials.json.gz")
+    ap.add_argument("models", nargs="+", help="names K of tools/results/operating_point_K{SUFFIX}.trials.json.gz")
     ap.add_argument("--results", default="tools/results", help="folder of the trials files")
     ap.add_argument("--within", type=float, default=3.0, help="SELECT v2 points given up at most")
     ap.add_argument("--max-fa", type=float, default=5.0)
     ap.add_argument("--max-flag-ratio", type=float, default=2.0)
     ap.add_argument("--max-od-fa", type=float, default=1.0)
+    ap.add_argument("--suffix", default="_sel5o",
+                    help="the trials files' suffix: operating_point_K{SUFFIX}.trials.json.gz (default _sel5o)")
     ap.add_argument("--out", help="JSON to write")
     args = ap.parse_args(argv)
-    out = {"within": args.within, "models": {}}
+    out = {"within": args.within, "suffix": args.suffix, "models": {}}
     for k in args.models:
-        path = Path(args.results) / f"operating_point_{k}_sel5o.trials.json.gz"
+        path = Path(args.results) / f"operating_point_{k}{args.suffix}.trials.json.gz"
         try:
             trials = json.loads(gzip.open(path).read())["trials_pool"]
         except (OSError, ValueError, KeyError) as err:

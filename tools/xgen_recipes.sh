@@ -103,12 +103,12 @@ pair66() { pair_c6 k38 "$1"; }  # SEED
 k39() { k15x5 "$@" --background-hinge 0.99:1; }  # OUT SEED [option...]
 # Amendment 68: K39's seeds 6-11 (then rule68 on the six)
 pair68() { pair_c6 k39 "$1"; }  # SEED
-# Each K's committed _sel5f result extended by GRID (operating_point.py --extend), tune52's options
-# -> tools/results/operating_point_K{SUF}.json
+# Each K's committed _sel5f result (EXTEND_FROM: another suffix) extended by GRID
+# (operating_point.py --extend), tune52's options -> tools/results/operating_point_K{SUF}.json
 extend52() {  # GRID SUF K...
   local grid=$1 suf=$2 k; shift 2
   for k in "$@"; do
-    GRID52=$grid SUF52=$suf tune52 "$k" --extend "tools/results/operating_point_${k}_sel5f.json"
+    GRID52=$grid SUF52=$suf tune52 "$k" --extend "tools/results/operating_point_${k}${EXTEND_FROM:-_sel5f}.json"
   done
 }
 # Pilot 65 (chooses nothing): the band just under the decoder's output ceiling (grid ceiling_off:
@@ -344,3 +344,6 @@ pair104() {  # SEED
   pair_od k53 "$1" "k53es${1}a"; pair_od k60 "$1"; pair_od k61 "$1"
   mid102 "k53es${1}a" "k60s${1}a" "k61s${1}a"
 }
+# Pilot 105 (chooses nothing): the evidence-accumulating onset (cusum_off, 168 configurations)
+# added to each K's _sel5m trials -> _sel5k, chosen again with OD first -> _sel5ko (no decoding)
+cusum105() { EXTEND_FROM=_sel5m extend_od cusum_off _sel5k "$@"; }  # K...
