@@ -504,3 +504,16 @@ def test_the_cusum_grid_extends_a_stored_result(tmp_path, capsys):
     fresh = operating_point.run_trials(operating_point.grid_of("strict_off+cusum_off", base), refs, stored,
                                        workers=1, progress=False)  # fmt: skip
     assert json.loads(json.dumps(fresh)) == d2["trials_pool"]
+
+
+def test_the_topk_grid_is_strict_off_at_the_other_top_ks():
+    """Pilot 106: topk_off is strict_off's configurations at top-k 1 and 3 (none of strict_off's
+    2 and 4), the same thresholds, confirmations, rises and off ratios."""
+    from rt_eeg.postprocess import PostprocessConfig
+
+    base = PostprocessConfig()
+    strict, other = operating_point.strict_off_grid(base), operating_point.topk_off_grid(base)
+    assert len(other) == 420 and {c.top_k for c in other} == {1, 3}
+    key = lambda c: (c.threshold_on, c.threshold_off, c.onset_epochs, c.rise_delta)  # noqa: E731
+    assert sorted(map(key, other)) == sorted(map(key, strict))
+    assert operating_point.grid_of("strict_off+topk_off", base) == strict + other

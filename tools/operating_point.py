@@ -26,7 +26,8 @@ dual-threshold early paths (:func:`dual_grid`; ``--grid dual``: those alone);
 ``--extend RESULT --grid G`` keeps an earlier result's trials on the same corpora, runs only
 G's configurations and chooses over both (pilot 65: the ceiling band, :func:`ceiling_off_grid`,
 added to a strict_off result; pilot 67: the band under its floor, :func:`floor_off_grid`;
-pilot 105: the evidence-accumulating onset, :func:`cusum_off_grid`);
+pilot 105: the evidence-accumulating onset, :func:`cusum_off_grid`; pilot 106: top-k 1 and 3,
+:func:`topk_off_grid`);
 ``--rechoose RESULT`` chooses over an earlier result's trials again under this run's rule and
 runs none (amendment 70: ``--max-voice-fa SS=1``, a tuned corpus's own false alarms bounded while
 the mean spends the budget; amendment 72: ``--bound OD=LIST:EVAL --max-voice-fa OD=1
@@ -134,6 +135,16 @@ def mid_off_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
     return _strict_off_at(MID_THRESHOLDS, base)
 
 
+def topk_off_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
+    """:func:`strict_off_grid` at top-k 1 and 3 instead of 2 and 4 (pilot 106: does the alarm
+    wait for the seizure's spread over channels?), 420 configurations (``--extend`` a strict_off
+    result)."""
+    grid = itertools.product(STRICT_THRESHOLDS, STRICT_ONSETS, (1, 3), (0.0, 0.3), OFF_RATIOS)
+    return [base.replace(threshold_on=th, threshold_off=round(th * off, 4), onset_epochs=onset,
+                         top_k=k, rise_delta=rise)
+            for th, onset, k, rise, off in grid]  # fmt: skip
+
+
 #: Pilot 105: the evidence-accumulating onset (``cusum_h``, logit units) at thresholds down to
 #: 0.9 (a sustained 0.95 may fire where a single one must not).
 CUSUM_THRESHOLDS = (0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999)
@@ -202,7 +213,7 @@ def dual_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
 GRIDS = {"strict": strict_grid, "strict_off": strict_off_grid, "adapt": adapt_grid, "dual": dual_grid,
          "strict_dual": lambda base: strict_grid(base) + dual_grid(base),
          "ceiling_off": ceiling_off_grid, "floor_off": floor_off_grid, "mid_off": mid_off_grid,
-         "cusum_off": cusum_off_grid}  # fmt: skip
+         "cusum_off": cusum_off_grid, "topk_off": topk_off_grid}  # fmt: skip
 
 
 def grid_of(name: str, base: PostprocessConfig) -> list[PostprocessConfig]:
@@ -397,8 +408,8 @@ def main(argv=None) -> int:
                         "dual-threshold early paths alone; strict_dual: strict + dual "
                         "(amendment 31); strict_off: strict at off ratios 0.5, 0.8, 0.95 "
                         "(amendment 52, with --max-flag-ratio); ceiling_off, floor_off, "
-                        "mid_off, cusum_off: bands and the CUSUM onset to --extend a result with "
-                        "(pilots 65, 67, 102, 105)")  # fmt: skip
+                        "mid_off, cusum_off, topk_off: bands, the CUSUM onset and top-k 1/3 to "
+                        "--extend a result with (pilots 65, 67, 102, 105, 106)")  # fmt: skip
     p.add_argument("--extend", metavar="RESULT_JSON",
                    help="an earlier result on the same corpora (--weigh, --tune): its trials are "
                         "kept, only --grid's configurations are run, and the choice is made over "

@@ -347,3 +347,6 @@ pair104() {  # SEED
 # Pilot 105 (chooses nothing): the evidence-accumulating onset (cusum_off, 168 configurations)
 # added to each K's _sel5m trials -> _sel5k, chosen again with OD first -> _sel5ko (no decoding)
 cusum105() { EXTEND_FROM=_sel5m extend_od cusum_off _sel5k "$@"; }  # K...
+# Pilot 106 (chooses nothing): top-k 1 and 3 (topk_off, 420 configurations) added to each K's
+# _sel5m trials -> _sel5t, chosen again with OD first -> _sel5to (no decoding)
+topk106() { EXTEND_FROM=_sel5m extend_od topk_off _sel5t "$@"; }  # K...
