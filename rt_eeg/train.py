@@ -71,7 +71,7 @@ from rt_eeg.train_data import (
     row_sources,
     seizure_weights,
 )
-from rt_eeg.train_losses import background_focal_loss, background_hinge_loss
+from rt_eeg.train_losses import background_focal_loss, background_hinge_loss, margin_hinge_loss
 from rt_eeg.weight_average import TailAverage
 
 DATA_ORDER_FILE = "data_order.npy"
@@ -217,6 +217,9 @@ def train_from_store(
         bg_loss = None  # a background loss of its own (TrainConfig refuses both at once)
         if cfg.background_focal:
             bg_loss = background_focal_loss(tf, cfg.background_focal)
+        elif cfg.background_hinge and cfg.seizure_hinge:
+            bg_loss = margin_hinge_loss(tf, cfg.background_hinge, cfg.hinge_weight,
+                                        cfg.seizure_hinge, cfg.seizure_hinge_weight)  # fmt: skip
         elif cfg.background_hinge:
             bg_loss = background_hinge_loss(tf, cfg.background_hinge, cfg.hinge_weight)
 

@@ -199,6 +199,16 @@ class TrainConfig:
     hinge_weight : float
         The hinge's weight (with ``background_hinge``; default 1: at the grid's top, 0.9998, a
         background logit is pulled about 9x as hard as by the cross-entropy alone).
+    seizure_hinge : float
+        The mirror of ``background_hinge`` on the seizure side (0: off; e.g. 0.995): the batch
+        loss gains ``seizure_hinge_weight * mean(y * max(0, logit(level) - z) ** 2)``, a pull on
+        every seizure logit under the level that grows with its distance below it where the
+        cross-entropy's fades (pilot 107: the operating points sit at 0.99-0.995, and a seizure
+        is called when its scores clear them). Needs ``background_hinge`` (the two hold a
+        margin between them), at a level at or above it.
+    seizure_hinge_weight : float
+        The seizure hinge's weight (default 0.1: seizure rows under the level far outnumber
+        background rows over the background's).
     init_from : str
         ``'frame_lstm_veto'`` only, and required there: a trained ``'frame_lstm'`` model
         folder (``'context'`` inputs) whose weights become the 7 s branch, frozen, and whose
@@ -249,6 +259,8 @@ class TrainConfig:
     background_focal: float = 0.0
     background_hinge: float = 0.0
     hinge_weight: float = 1.0
+    seizure_hinge: float = 0.0
+    seizure_hinge_weight: float = 0.1
     init_from: str = ""
     veto_called: float = 0.0
 
@@ -340,6 +352,18 @@ class TrainConfig:
             raise RtEegError(
                 "background_hinge adds to a plain 0/1 cross-entropy: not with label_smoothing, "
                 "background_focal or frame_lstm_veto"
+            )
+        if self.seizure_hinge and not (
+            self.background_hinge and self.background_hinge <= self.seizure_hinge < 1.0
+        ):
+            raise RtEegError(
+                f"seizure_hinge must be 0 (off) or a level in [background_hinge, 1) with "
+                f"background_hinge set; got {self.seizure_hinge} (background_hinge "
+                f"{self.background_hinge})"
+            )
+        if not 0.0 < self.seizure_hinge_weight <= 100.0:
+            raise RtEegError(
+                f"seizure_hinge_weight must be in (0, 100], got {self.seizure_hinge_weight}"
             )
         if bool(self.distill_from) != (self.distill_weight > 0):
             raise RtEegError("distill_from and distill_weight go together (teachers and their share)")

@@ -1,5 +1,6 @@
 """The training losses beside Keras' binary cross-entropy (``TrainConfig.background_focal``,
-``TrainConfig.background_hinge``), each a function of ``y, p`` built around a TensorFlow module.
+``TrainConfig.background_hinge`` and its seizure-side mirror ``TrainConfig.seizure_hinge``), each
+a function of ``y, p`` built around a TensorFlow module.
 
 Targets may be soft (:mod:`rt_eeg.distill`): both losses read ``1 - y`` as a sample's background
 share.
@@ -53,5 +54,32 @@ def background_hinge_loss(tf, level: float, weight: float):
         z = tf.math.log(q) - tf.math.log(1.0 - q)
         over = tf.nn.relu(z - z0)
         return bce(y, p) + weight * tf.reduce_mean((1.0 - y) * over * over)
+
+    return loss
+
+
+def margin_hinge_loss(tf, level: float, weight: float, seizure_level: float, seizure_weight: float):
+    """:func:`background_hinge_loss` plus its mirror on the seizure side
+    (``TrainConfig.seizure_hinge``): ``seizure_weight * mean(y * relu(logit(seizure_level) -
+    z) ** 2)``. Between the two levels both classes keep the plain cross-entropy; a seizure
+    logit under ``seizure_level`` is pulled up by ``2 * seizure_weight * (logit(level) - z) /
+    batch`` beside the cross-entropy's ``1 - p``.
+
+    Returns a function of ``y, p`` (shape ``(batch,)`` each, float32) -> scalar.
+    """
+    import keras
+
+    eps = 1e-7
+    z0 = float(np.log(level / (1.0 - level)))
+    z1 = float(np.log(seizure_level / (1.0 - seizure_level)))
+    bce = keras.losses.BinaryCrossentropy()
+
+    def loss(y, p):
+        q = tf.clip_by_value(p, eps, 1.0 - eps)
+        z = tf.math.log(q) - tf.math.log(1.0 - q)
+        over = tf.nn.relu(z - z0)
+        under = tf.nn.relu(z1 - z)
+        return (bce(y, p) + weight * tf.reduce_mean((1.0 - y) * over * over)
+                + seizure_weight * tf.reduce_mean(y * under * under))  # fmt: skip
 
     return loss

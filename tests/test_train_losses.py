@@ -222,3 +222,62 @@ def test_train_command_default_smoothed_top_is_the_configs():
     add_arguments(p)
     top = next(a for a in p._actions if a.dest == "smoothed_top")
     assert top.default == SMOOTHED_TOP == TrainConfig().smoothed_top
+
+
+def test_seizure_hinge_pulls_only_the_seizures_under_its_level():
+    """margin_hinge_loss is the background hinge's loss exactly while every seizure sample is at
+    or above the seizure level; under it, it adds seizure_weight * relu(logit(level) - z)**2 per
+    seizure sample (numpy check), and only those samples' gradients change."""
+    import tensorflow as tf
+
+    from rt_eeg.train_losses import background_hinge_loss, margin_hinge_loss
+
+    bg = background_hinge_loss(tf, 0.99, 1.0)
+    both = margin_hinge_loss(tf, 0.99, 1.0, 0.995, 0.1)
+    y = tf.constant([1, 1, 1, 0, 0, 0], tf.float32)
+    high = tf.constant([0.996, 0.9999, 0.999, 0.1, 0.5, 0.9995], tf.float32)
+    assert float(both(y, high)) == pytest.approx(float(bg(y, high)), rel=1e-6)
+    z = np.array([0.0, 3.0, 9.0, -2.0, 2.0, 8.0])  # seizures 0.0 and 3.0 under logit(0.995)
+    logit = tf.Variable(z.astype(np.float32))
+    under = np.maximum(np.log(199.0) - z, 0.0) * (np.arange(6) < 3)
+    p = tf.sigmoid(logit)
+    assert float(both(y, p)) == pytest.approx(float(bg(y, p)) + 0.1 * (under**2).mean(), rel=1e-4)
+    grads = {}
+    for name, fn in (("bg", bg), ("both", both)):
+        with tf.GradientTape() as tape:
+            loss = fn(y, tf.sigmoid(logit))
+        grads[name] = tape.gradient(loss, logit).numpy()
+    extra = grads["both"] - grads["bg"]
+    np.testing.assert_allclose(extra[2:], 0.0, atol=1e-7)  # a seizure above; the background
+    np.testing.assert_allclose(extra[:2], -2 * 0.1 * under[:2] / 6, rtol=1e-3)
+
+
+def test_seizure_hinge_training_is_reproducible_recorded_and_refused_alone(store_and_recs, tmp_path):
+    """The seizure hinge trains bit-identically for a seed, differs from the background hinge
+    alone, is recorded; it needs the background hinge at or under its level, and parses as
+    ``--seizure-hinge LEVEL[:WEIGHT]`` with weight 0.1 by default."""
+    import argparse
+
+    from rt_eeg.commands.train import add_arguments
+
+    store, _ = store_and_recs
+    kw = dict(seed=6, background_hinge=0.6, **TINY)
+    runs = {name: fit(store, tmp_path / name, seizure_hinge=lvl, **kw)
+            for name, lvl in (("a", 0.9), ("b", 0.9), ("bg", 0.0))}  # fmt: skip
+    assert runs["a"]["weights_sha256"] == runs["b"]["weights_sha256"]
+    assert runs["a"]["weights_sha256"] != runs["bg"]["weights_sha256"]
+    assert runs["a"]["train_config"]["seizure_hinge"] == 0.9
+    assert runs["a"]["train_config"]["seizure_hinge_weight"] == 0.1
+    for bad in ({"seizure_hinge": 0.995},  # no background hinge
+                {"seizure_hinge": 0.98, "background_hinge": 0.99},  # under it
+                {"seizure_hinge": 1.0, "background_hinge": 0.99}):  # fmt: skip
+        with pytest.raises(RtEegError, match="seizure_hinge must be"):
+            TrainConfig(**bad)
+    with pytest.raises(RtEegError, match="seizure_hinge_weight must be"):
+        TrainConfig(background_hinge=0.99, seizure_hinge=0.995, seizure_hinge_weight=0.0)
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    options = {a.dest: a for a in parser._actions}
+    assert options["seizure_hinge"].default == (0.0, TrainConfig().seizure_hinge_weight)
+    assert options["seizure_hinge"].type("0.995") == (0.995, 0.1)
+    assert options["seizure_hinge"].type("0.995:0.5") == (0.995, 0.5)

@@ -347,6 +347,11 @@ pair104() {  # SEED
 # Pilot 105 (chooses nothing): the evidence-accumulating onset (cusum_off, 168 configurations)
 # added to each K's _sel5m trials -> _sel5k, chosen again with OD first -> _sel5ko (no decoding)
 cusum105() { EXTEND_FROM=_sel5m extend_od cusum_off _sel5k "$@"; }  # K...
+# Pilot 107 (chooses nothing): K62 = K53 plus the hinge's mirror on the seizure side (seizure
+# logits under logit(0.995) pulled up, weight 0.1; --seizure-hinge), seed N on this machine
+# (pair_od, mid102), against pilot 104's k53esNa
+k62() { k53 "$@" --seizure-hinge 0.995:0.1; }  # OUT SEED [option...]
+pair107() { pair_od k62 "$1"; mid102 "k62s${1}a"; }  # SEED
 # Pilot 106 (chooses nothing): top-k 1 and 3 (topk_off, 420 configurations) added to each K's
 # _sel5m trials -> _sel5t, chosen again with OD first -> _sel5to (no decoding)
 topk106() { EXTEND_FROM=_sel5m extend_od topk_off _sel5t "$@"; }  # K...

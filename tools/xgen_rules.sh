@@ -170,6 +170,14 @@ pilot104() {
     for v in 60 61; do RULE_REF=k53es RULE_TAG=${RULE_TAG:-K53EC12} RULE_SUF=$s rule_k53c12 K$v k$v; done
   done
 }
+# Pilot 107 (AMD EPYC): K62 (K53 + the seizure-side hinge) against k53esNa on seeds 12-14 at
+# _sel5mo, then _sel5o (RULE_SEEDS: the pairs finished)
+pilot107() {
+  local s
+  for s in _sel5mo _sel5o; do
+    RULE_REF=k53es RULE_SEEDS=${RULE_SEEDS:-12 13 14} RULE_TAG=K53EC3 RULE_SUF=$s rule_k53c12 K62 k62
+  done
+}
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json

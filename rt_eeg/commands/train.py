@@ -253,6 +253,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default 0: off; not with --label-smoothing)",
     )
     parser.add_argument(
+        "--seizure-hinge",
+        type=lambda text: _hinge_spec(text, 0.1),
+        default=(0.0, 0.1),
+        metavar="LEVEL[:WEIGHT]",
+        help="with --background-hinge: add WEIGHT x the mean squared shortfall of seizure "
+        "logits under logit(LEVEL) (e.g. 0.995:0.1), pulling the seizures scored lowest up past "
+        "the background's level (default off; WEIGHT defaults to 0.1)",
+    )
+    parser.add_argument(
         "--background-hinge",
         type=_hinge_spec,
         default=(0.0, 1.0),
@@ -315,6 +324,8 @@ def run(args: argparse.Namespace) -> int:
         background_focal=args.background_focal,
         background_hinge=args.background_hinge[0],
         hinge_weight=args.background_hinge[1],
+        seizure_hinge=args.seizure_hinge[0],
+        seizure_hinge_weight=args.seizure_hinge[1],
         samples_per_epoch=args.samples_per_epoch,
         max_dev_samples=args.max_dev_samples,
         seed=args.seed if variants[0][4] is None or compare else variants[0][4],
@@ -361,13 +372,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hinge_spec(text: str) -> tuple[float, float]:
-    """``'LEVEL[:WEIGHT]'`` -> ``(level, weight)``; TrainConfig checks the ranges."""
+def _hinge_spec(text: str, weight: float = 1.0) -> tuple[float, float]:
+    """``'LEVEL[:WEIGHT]'`` -> ``(level, weight)`` (``weight`` when omitted); TrainConfig
+    checks the ranges."""
     parts = text.split(":")
     try:
         if len(parts) > 2:
             raise ValueError
-        return float(parts[0]), float(parts[1]) if len(parts) == 2 else 1.0
+        return float(parts[0]), float(parts[1]) if len(parts) == 2 else weight
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"expected LEVEL[:WEIGHT] with numbers, e.g. 0.99:1; got {text!r}"
