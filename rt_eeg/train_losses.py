@@ -45,17 +45,21 @@ def background_hinge_loss(tf, level: float, weight: float):
     """
     import keras
 
-    eps = 1e-7
     z0 = float(np.log(level / (1.0 - level)))
     bce = keras.losses.BinaryCrossentropy()
 
     def loss(y, p):
-        q = tf.clip_by_value(p, eps, 1.0 - eps)
-        z = tf.math.log(q) - tf.math.log(1.0 - q)
-        over = tf.nn.relu(z - z0)
+        over = tf.nn.relu(_clipped_logit(tf, p) - z0)
         return bce(y, p) + weight * tf.reduce_mean((1.0 - y) * over * over)
 
     return loss
+
+
+def _clipped_logit(tf, p):
+    """The logit of ``p`` clipped as Keras' cross-entropy clips it (1e-7)."""
+    eps = 1e-7
+    q = tf.clip_by_value(p, eps, 1.0 - eps)
+    return tf.math.log(q) - tf.math.log(1.0 - q)
 
 
 def margin_hinge_loss(tf, level: float, weight: float, seizure_level: float, seizure_weight: float):
@@ -69,14 +73,12 @@ def margin_hinge_loss(tf, level: float, weight: float, seizure_level: float, sei
     """
     import keras
 
-    eps = 1e-7
     z0 = float(np.log(level / (1.0 - level)))
     z1 = float(np.log(seizure_level / (1.0 - seizure_level)))
     bce = keras.losses.BinaryCrossentropy()
 
     def loss(y, p):
-        q = tf.clip_by_value(p, eps, 1.0 - eps)
-        z = tf.math.log(q) - tf.math.log(1.0 - q)
+        z = _clipped_logit(tf, p)
         over = tf.nn.relu(z - z0)
         under = tf.nn.relu(z1 - z)
         return (bce(y, p) + weight * tf.reduce_mean((1.0 - y) * over * over)
