@@ -263,6 +263,19 @@ def test_compact_moves_inline_trials_and_load_result_reads_both_layouts(tmp_path
         operating_point.load_result(old)
 
 
+def _strict_off_then(tmp_path, model, tune, grid):
+    """A strict_off result for ``model`` on the ``--tune`` spec ``tune``, then the same extended
+    by ``grid``: (the common arguments, the first result's path, both results loaded)."""
+    common = ["--model", str(model), "--target-fa", "5", "--workers", "1", "--quiet", "--tune", tune,
+              "--max-flag-ratio", "2"]  # fmt: skip
+    first, ext = tmp_path / "first.json", tmp_path / "ext.json"
+    assert operating_point.main([*common, "--grid", "strict_off", "--out", str(first),
+                                 "--toml", str(tmp_path / "first.toml")]) == 0  # fmt: skip
+    assert operating_point.main([*common, "--grid", grid, "--extend", str(first),
+                                 "--out", str(ext), "--toml", str(tmp_path / "ext.toml")]) == 0  # fmt: skip
+    return common, first, operating_point.load_result(first), operating_point.load_result(ext)
+
+
 def test_extend_adds_the_ceiling_band_to_a_stored_result(tmp_path, capsys):
     """Pilot 65: a seizure whose channels plateau at 0.9978 (under the strict grid's 0.998) and
     artifacts at 0.9972 (over its 0.995). The strict_off point must pass one of the two; the
@@ -281,15 +294,8 @@ def test_extend_adds_the_ceiling_band_to_a_stored_result(tmp_path, capsys):
         if name == "A_1":
             d["probs"][301:360, :6] = 0.9978
         np.savez(npz, **d)
-    common = ["--model", str(model), "--target-fa", "5", "--workers", "1", "--quiet", "--tune", a,
-              "--max-flag-ratio", "2"]  # fmt: skip
-    first, ext = tmp_path / "first.json", tmp_path / "ext.json"
-    assert operating_point.main([*common, "--grid", "strict_off", "--out", str(first),
-                                 "--toml", str(tmp_path / "first.toml")]) == 0  # fmt: skip
-    assert operating_point.main([*common, "--grid", "ceiling_off", "--extend", str(first),
-                                 "--out", str(ext), "--toml", str(tmp_path / "ext.toml")]) == 0  # fmt: skip
+    common, first, d1, d2 = _strict_off_then(tmp_path, model, a, "ceiling_off")
     capsys.readouterr()
-    d1, d2 = operating_point.load_result(first), operating_point.load_result(ext)
     p1, p2 = d1["figures"]["chosen"]["pool"], d2["figures"]["chosen"]["pool"]
     assert p1["hits"] == 1 and d1["configs"]["chosen"]["threshold_on"] >= 0.998
     assert p2["hits"] == 2 and p2["false_alarms"] == 0
@@ -488,15 +494,8 @@ def test_the_cusum_grid_extends_a_stored_result(tmp_path, capsys):
     model.mkdir()
     (model / "postprocess.toml").write_text("threshold_on = 0.998\nthreshold_off = 0.499\n")
     a = _corpus(tmp_path, "A", [((100, 160), (400, 420)), ((300, 360), None)])
-    common = ["--model", str(model), "--target-fa", "5", "--workers", "1", "--quiet", "--tune", a,
-              "--max-flag-ratio", "2"]  # fmt: skip
-    first, ext = tmp_path / "first.json", tmp_path / "ext.json"
-    assert operating_point.main([*common, "--grid", "strict_off", "--out", str(first),
-                                 "--toml", str(tmp_path / "first.toml")]) == 0  # fmt: skip
-    assert operating_point.main([*common, "--grid", "cusum_off", "--extend", str(first),
-                                 "--out", str(ext), "--toml", str(tmp_path / "ext.toml")]) == 0  # fmt: skip
+    _, _, d1, d2 = _strict_off_then(tmp_path, model, a, "cusum_off")
     capsys.readouterr()
-    d1, d2 = operating_point.load_result(first), operating_point.load_result(ext)
     assert d2["grid"] == "strict_off+cusum_off" and d2["n_trials"] == 588
     assert d2["trials_pool"][:420] == d1["trials_pool"]
     assert all(t["config"]["cusum_h"] > 0 for t in d2["trials_pool"][420:])

@@ -158,6 +158,16 @@ def test_background_losses_refuse_bad_values_and_combinations():
     assert TrainConfig(background_hinge=0.99).hinge_weight == 1.0
 
 
+def _logit_grads(tf, losses: dict, y, logit) -> dict:
+    """Each named loss's gradient with respect to the output logits ``logit`` (a Variable)."""
+    grads = {}
+    for name, fn in losses.items():
+        with tf.GradientTape() as tape:
+            loss = fn(y, tf.sigmoid(logit))
+        grads[name] = tape.gradient(loss, logit).numpy()
+    return grads
+
+
 def test_background_hinge_loss_pulls_only_the_background_above_its_level():
     """The hinge loss is Keras' cross-entropy while every background sample is at or below
     the level; above it, it adds weight * relu(z - logit(level))**2 per background sample
@@ -178,11 +188,7 @@ def test_background_hinge_loss_pulls_only_the_background_above_its_level():
     over = np.maximum(z - np.log(99.0), 0.0) * (np.arange(6) >= 2)
     p = tf.sigmoid(logit)
     assert float(hinge(y, p)) == pytest.approx(float(plain(y, p)) + (over**2).mean(), rel=1e-4)
-    grads = {}
-    for name, fn in (("plain", plain), ("hinge", hinge)):
-        with tf.GradientTape() as tape:
-            loss = fn(y, tf.sigmoid(logit))
-        grads[name] = tape.gradient(loss, logit).numpy()
+    grads = _logit_grads(tf, {"plain": plain, "hinge": hinge}, y, logit)
     extra = grads["hinge"] - grads["plain"]
     np.testing.assert_allclose(extra[:4], 0.0, atol=1e-7)  # seizures; background below level
     np.testing.assert_allclose(extra[4:], 2 * over[4:] / 6, rtol=1e-3)
@@ -242,11 +248,7 @@ def test_seizure_hinge_pulls_only_the_seizures_under_its_level():
     under = np.maximum(np.log(199.0) - z, 0.0) * (np.arange(6) < 3)
     p = tf.sigmoid(logit)
     assert float(both(y, p)) == pytest.approx(float(bg(y, p)) + 0.1 * (under**2).mean(), rel=1e-4)
-    grads = {}
-    for name, fn in (("bg", bg), ("both", both)):
-        with tf.GradientTape() as tape:
-            loss = fn(y, tf.sigmoid(logit))
-        grads[name] = tape.gradient(loss, logit).numpy()
+    grads = _logit_grads(tf, {"bg": bg, "both": both}, y, logit)
     extra = grads["both"] - grads["bg"]
     np.testing.assert_allclose(extra[2:], 0.0, atol=1e-7)  # a seizure above; the background
     np.testing.assert_allclose(extra[:2], -2 * 0.1 * under[:2] / 6, rtol=1e-3)
