@@ -385,3 +385,16 @@ def test_cusum_streaming_equals_batch_is_reset_by_a_gap_and_written_only_when_se
     for bad in (-1.0, 51.0):
         with pytest.raises(ValueError, match="cusum_h"):
             PostprocessConfig(cusum_h=bad)
+
+
+def test_cusum_read_from_a_models_toml_and_refused_out_of_range(tmp_path):
+    from rt_eeg.config import read_postprocess_toml
+    from rt_eeg.errors import RtEegError
+
+    path = tmp_path / "postprocess.toml"
+    path.write_text("threshold_on = 0.99\nthreshold_off = 0.495\ncusum_h = 4\n")
+    assert read_postprocess_toml(path).cusum_h == 4.0
+    for bad in ("-4", "'x'", "60"):
+        path.write_text(f"threshold_on = 0.99\nthreshold_off = 0.495\ncusum_h = {bad}\n")
+        with pytest.raises(RtEegError, match="cusum_h"):
+            read_postprocess_toml(path)
