@@ -21,9 +21,9 @@ SEIZ or BCKG with a confidence:
    evidence accumulated over epochs reaches ``cusum_h`` (Page's CUSUM on the score's logit:
    ``S_t = min(h, max(0, S_{t-1} + logit(score_t) - logit(threshold_on)))``, onset at ``S_t >=
    h``; a score far above the threshold fires in one epoch, one just above it in several, and an
-   epoch under it subtracts instead of restarting the count). Every onset path also needs a minimum spatial extent: at least
-   ``min_channels`` channels whose smoothed probability is ``>= channel_level`` (the defaults,
-   1 channel at 0, always hold). With ``adapt_epochs > 0`` every onset path also needs the
+   epoch under it subtracts instead of restarting the count). Every onset path also needs a
+   minimum spatial extent: at least ``min_channels`` channels whose smoothed probability is
+   ``>= channel_level`` (the defaults, 1 channel at 0, always hold). With ``adapt_epochs > 0`` every onset path also needs the
    epoch to stand out from **this recording's own recent background**: the logit of its score
    must exceed the ``adapt_quantile`` of the logits of the last ``adapt_epochs`` epochs decided
    BCKG by ``adapt_margin`` (inactive until ``adapt_min_epochs`` such epochs are held; epochs
