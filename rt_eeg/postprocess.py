@@ -133,6 +133,7 @@ class Postprocessor:
         self.k = effective_top_k(self.cfg, self.ch_names)
         cc = self.cfg.cross_channel
         self.scorer = CrossChannelScorer(cc) if cc is not None else None
+        self._cusum_ref = score_logit(self.cfg.threshold_on)  # the CUSUM's zero, in logits
         self._reset()
 
     def _reset(self) -> None:
@@ -142,7 +143,6 @@ class Postprocessor:
         self._in_seizure = False
         self._above = 0  # consecutive epochs >= threshold_on
         self._cusum = 0.0  # evidence accumulated towards an onset (cusum_h > 0)
-        self._cusum_ref = score_logit(self.cfg.threshold_on)
         self._above_early = 0  # consecutive epochs >= early_threshold
         self._scores: deque[float] = deque(maxlen=self.cfg.offset_epochs)
         self._recent: deque[float] = deque(maxlen=self.cfg.rise_epochs + 1)

@@ -217,7 +217,7 @@ def train_from_store(
         bg_loss = None  # a background loss of its own (TrainConfig refuses both at once)
         if cfg.background_focal:
             bg_loss = background_focal_loss(tf, cfg.background_focal)
-        elif cfg.background_hinge and cfg.seizure_hinge:
+        elif cfg.seizure_hinge:  # TrainConfig: only with the background hinge
             bg_loss = margin_hinge_loss(tf, cfg.background_hinge, cfg.hinge_weight,
                                         cfg.seizure_hinge, cfg.seizure_hinge_weight)  # fmt: skip
         elif cfg.background_hinge:

@@ -71,17 +71,11 @@ def margin_hinge_loss(tf, level: float, weight: float, seizure_level: float, sei
 
     Returns a function of ``y, p`` (shape ``(batch,)`` each, float32) -> scalar.
     """
-    import keras
-
-    z0 = float(np.log(level / (1.0 - level)))
+    background = background_hinge_loss(tf, level, weight)
     z1 = float(np.log(seizure_level / (1.0 - seizure_level)))
-    bce = keras.losses.BinaryCrossentropy()
 
     def loss(y, p):
-        z = _clipped_logit(tf, p)
-        over = tf.nn.relu(z - z0)
-        under = tf.nn.relu(z1 - z)
-        return (bce(y, p) + weight * tf.reduce_mean((1.0 - y) * over * over)
-                + seizure_weight * tf.reduce_mean(y * under * under))  # fmt: skip
+        under = tf.nn.relu(z1 - _clipped_logit(tf, p))
+        return background(y, p) + seizure_weight * tf.reduce_mean(y * under * under)
 
     return loss

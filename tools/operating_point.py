@@ -85,9 +85,10 @@ def strict_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
 OFF_RATIOS = (0.5, 0.8, 0.95)
 
 
-def _strict_off_at(thresholds: tuple, base: PostprocessConfig) -> list[PostprocessConfig]:
-    """strict_off's confirmations, top-k, rises and off ratios at other thresholds."""
-    grid = itertools.product(thresholds, STRICT_ONSETS, (2, 4), (0.0, 0.3), OFF_RATIOS)
+def _strict_off_at(thresholds: tuple, base: PostprocessConfig,
+                   top_ks: tuple = (2, 4)) -> list[PostprocessConfig]:  # fmt: skip
+    """strict_off's confirmations, top-k, rises and off ratios at other thresholds (or top-ks)."""
+    grid = itertools.product(thresholds, STRICT_ONSETS, top_ks, (0.0, 0.3), OFF_RATIOS)
     return [base.replace(threshold_on=th, threshold_off=round(th * off, 4), onset_epochs=onset,
                          top_k=k, rise_delta=rise)
             for th, onset, k, rise, off in grid]  # fmt: skip
@@ -139,10 +140,7 @@ def topk_off_grid(base: PostprocessConfig) -> list[PostprocessConfig]:
     """:func:`strict_off_grid` at top-k 1 and 3 instead of 2 and 4 (pilot 106: does the alarm
     wait for the seizure's spread over channels?), 420 configurations (``--extend`` a strict_off
     result)."""
-    grid = itertools.product(STRICT_THRESHOLDS, STRICT_ONSETS, (1, 3), (0.0, 0.3), OFF_RATIOS)
-    return [base.replace(threshold_on=th, threshold_off=round(th * off, 4), onset_epochs=onset,
-                         top_k=k, rise_delta=rise)
-            for th, onset, k, rise, off in grid]  # fmt: skip
+    return _strict_off_at(STRICT_THRESHOLDS, base, top_ks=(1, 3))
 
 
 #: Pilot 105: the evidence-accumulating onset (``cusum_h``, logit units) at thresholds down to
