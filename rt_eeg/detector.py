@@ -71,7 +71,8 @@ class Detector:
 
         self.ch_names = list(ch_names)
         self.decoder = decoder
-        self.features = StreamingFeatures(len(ch_names))
+        # the decoder's settings: the defaults, or a model's own (``feature_config='model'``)
+        self.features = StreamingFeatures(len(ch_names), decoder.feature_config)
         self.stream = decoder.open_stream(len(ch_names))
         self.post = Postprocessor(ch_names, post_config)
         self._pending = np.zeros((0, len(ch_names)), np.float32)
@@ -139,7 +140,7 @@ def detect_recording(edf: str | os.PathLike, decoder, post_config: PostprocessCo
     entry = None  # the cache entry's path, keyed to the file as it was when the run began
     if feature_cache is not None:
         try:
-            entry = feature_cache.path_for(edf, chunk)
+            entry = feature_cache.path_for(edf, chunk, decoder.feature_config)
         except OSError:  # unreadable: reported below exactly as without a cache
             pass
     if entry is not None and (hit := feature_cache.load(edf, chunk, path=entry)) is not None:
@@ -156,7 +157,8 @@ def detect_recording(edf: str | os.PathLike, decoder, post_config: PostprocessCo
         note = reduced_note(rec.montage, rec.ch_names, edf)
         if note:
             logging.getLogger("rt_eeg.montage").warning(note)
-        keep = entry is not None and feature_cache.fits(rec.duration, len(rec.ch_names))
+        keep = entry is not None and feature_cache.fits(rec.duration, len(rec.ch_names),
+                                                        decoder.feature_config)
         det = Detector(rec.ch_names, decoder, post_config, keep_features=keep)
         decisions = []
         for _, block in rec.chunks(chunk):

@@ -63,7 +63,9 @@ def _decoder(model_dir: str, device: str):
 
     key = (model_dir, device)
     if key not in _DECODERS:
-        _DECODERS[key] = Decoder(model_dir, device=device)
+        # features are computed in-process from the decoder's settings: a model trained on
+        # other ones (``rt-eeg train --features``) is evaluated with its own
+        _DECODERS[key] = Decoder(model_dir, device=device, feature_config="model")
     return _DECODERS[key]
 
 
@@ -359,7 +361,7 @@ def evaluate(items: list[CorpusItem], out_dir, model_dir, *, post: PostprocessCo
         stored = load_probs(used)
         points = det_curve(post, refs, stored)
         chosen = ovlp_for(post, refs, stored)
-        lat = onset_latencies(pairs, FeatureConfig().delay_s)
+        lat = onset_latencies(pairs, FeatureConfig.load(Path(model_dir) / "features.toml").delay_s)
         report["scores"] = {k: v for k, v in scores.items() if k != "files"}
         report["det_curve"] = points
         report["operating_point"] = chosen

@@ -94,24 +94,28 @@ class FeatureCache:
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
 
-    def path_for(self, edf: str | os.PathLike, chunk_samples: int) -> Path:
-        """The entry's path for ``edf`` read in blocks of ``chunk_samples`` samples."""
+    def path_for(self, edf: str | os.PathLike, chunk_samples: int, cfg=None) -> Path:
+        """The entry's path for ``edf`` read in blocks of ``chunk_samples`` samples with the
+        feature settings ``cfg`` (default ``FeatureConfig()``; part of the key, so models trained
+        on other settings share a cache folder without reading each other's entries)."""
         from rt_eeg.features import FeatureConfig
 
+        cfg = FeatureConfig() if cfg is None else cfg
         edf = Path(edf).resolve()
         st = edf.stat()
         key = {"version": CACHE_VERSION, "edf": str(edf), "size": st.st_size, "mtime_ns": st.st_mtime_ns,
-               "chunk_samples": int(chunk_samples), "features": dataclasses.asdict(FeatureConfig()),
+               "chunk_samples": int(chunk_samples), "features": dataclasses.asdict(cfg),
                "code": code_digest()}  # fmt: skip
         digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24]
         return self.root / f"{edf.stem}-{digest}.npz"
 
-    def fits(self, duration_s: float, n_channels: int) -> bool:
+    def fits(self, duration_s: float, n_channels: int, cfg=None) -> bool:
         """Whether a recording this long would be cached: decided before it runs, since its
-        features are held in memory while it does (at most ``MAX_ENTRY_BYTES``)."""
+        features are held in memory while it does (at most ``MAX_ENTRY_BYTES``); ``cfg`` as
+        in :meth:`path_for`."""
         from rt_eeg.features import FeatureConfig
 
-        cfg = FeatureConfig()
+        cfg = FeatureConfig() if cfg is None else cfg
         n_frames = duration_s * cfg.sfreq / cfg.frame_samples + 1
         return n_frames * n_channels * cfg.n_features * 4 <= MAX_ENTRY_BYTES
 

@@ -243,7 +243,7 @@ def main(argv=None) -> int:
     from rt_eeg.decoder import Decoder
 
     model_dir = Path(args.model)
-    decoder = Decoder(model_dir, device="cpu")
+    decoder = Decoder(model_dir, device="cpu", feature_config="model")  # features computed here
     post = load_postprocess_config(model_dir)
     threshold = post.threshold_on
     result = {

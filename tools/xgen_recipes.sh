@@ -355,3 +355,10 @@ pair107() { pair_od k62 "$1"; mid102 "k62s${1}a"; }  # SEED
 # Pilot 106 (chooses nothing): top-k 1 and 3 (topk_off, 420 configurations) added to each K's
 # _sel5m trials -> _sel5t, chosen again with OD first -> _sel5to (no decoding)
 topk106() { EXTEND_FROM=_sel5m extend_od topk_off _sel5t "$@"; }  # K...
+# Pilot 111 (chooses nothing): K63 = K53 with a 1 s LFCC analysis window and 16 filters
+# (tools/features_w1s.toml: main lobe +-2 Hz against the default's +-10 Hz; the same 26 features
+# a frame), its own store storeX5Lw (~17 GB: delete it after the pilot when the disk is short);
+# seed N on this machine (pair_od, mid102, decoded without the feature cache) against pilot
+# 104's k53esNa
+k63() { k53 "$@" --features tools/features_w1s.toml --store "$WORK/storeX5Lw"; }  # OUT SEED [option...]
+pair111() { FEATURE_CACHE="" pair_od k63 "$1"; mid102 "k63s${1}a"; }  # SEED

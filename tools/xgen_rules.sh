@@ -178,6 +178,13 @@ pilot107() {
     RULE_REF=k53es RULE_SEEDS=${RULE_SEEDS:-12 13 14} RULE_TAG=K53EC3 RULE_SUF=$s rule_k53c12 K62 k62
   done
 }
+# Pilot 111: K63 (K53 with a 1 s analysis window, 16 filters) against pilot 104's k53esNa
+pilot111() {
+  local s
+  for s in _sel5mo _sel5o; do
+    RULE_REF=k53es RULE_SEEDS=${RULE_SEEDS:-12 13 14} RULE_TAG=K53EC3 RULE_SUF=$s rule_k53c12 K63 k63
+  done
+}
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json

@@ -286,6 +286,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "of other recordings that holds every listed one is trained on as is, not rebuilt",
     )
     parser.add_argument(
+        "--features",
+        default=None,
+        metavar="TOML",
+        help="feature settings (a features.toml, e.g. a longer analysis window) instead of the "
+        "defaults; saved beside the model. Evaluate and the real checks use a model's own "
+        "settings; the live pipeline runs the defaults and refuses such a model",
+    )
+    parser.add_argument(
         "--reuse-store",
         action="append",
         default=[],
@@ -296,10 +304,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rt_eeg.features import FeatureConfig
     from rt_eeg.train_config import TrainConfig
     from rt_eeg.train_corpus import parse_variants, train_corpus
     from rt_eeg.train_data import parse_sources
 
+    # read first: a bad settings file is refused before the corpus is looked at
+    feature_config = FeatureConfig.load(args.features) if args.features else None
     variants = parse_variants(
         args.arch, args.normalisation, args.onset_weight, args.hard_negatives
     )
@@ -360,6 +371,7 @@ def run(args: argparse.Namespace) -> int:
         dev_corpus=args.dev_corpus,
         keep_variants=args.keep_variants,
         reuse_stores=tuple(args.reuse_store),
+        feature_config=feature_config,
         command_line=shlex.join(["rt-eeg", *getattr(args, "argv", sys.argv[1:])]),
         log=lambda line: print(line, flush=True),
     )

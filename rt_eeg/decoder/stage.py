@@ -65,9 +65,12 @@ class Decoder:
         Where inference runs; ``'auto'`` takes the GPU when TensorFlow sees one (TensorFlow
         is only imported when the machine has a GPU driver). On the CPU the model runs in
         LiteRT (``model.tflite``), or in TensorFlow for a folder without one.
-    feature_config : rt_eeg.features.FeatureConfig, optional
+    feature_config : rt_eeg.features.FeatureConfig or 'model', optional
         The running feature configuration (default ``FeatureConfig()``). A model whose
         ``features.toml`` differs is refused with an :class:`RtEegError` naming the keys.
+        ``'model'`` adopts the model's own settings: for the in-process paths that compute
+        their features from :attr:`feature_config` themselves (the batch detector, the real
+        checks), where no separate feature stage can disagree.
 
     Attributes
     ----------
@@ -91,8 +94,11 @@ class Decoder:
                 raise RtEegError(f"model folder has no {name}", self.model_dir)
         # before anything else in the folder is parsed; the manifest it checked is the one used
         verified = verify_model_files(self.model_dir)
-        running = feature_config if feature_config is not None else FeatureConfig()
         saved = FeatureConfig.load(self.model_dir / FEATURES_FILE)
+        if isinstance(feature_config, str) and feature_config == "model":
+            running = saved
+        else:
+            running = feature_config if feature_config is not None else FeatureConfig()
         if saved != running:
             diffs = config_differences(saved, running) or ["(unequal, no field differs)"]
             raise RtEegError(

@@ -1,0 +1,118 @@
+"""A model trained on other feature settings (``rt-eeg train --features``, pilot 111's 1 s
+analysis window): the in-process paths compute its features with its own settings, the feature
+cache keeps them apart, and the live decoder (running the defaults) refuses it."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from rt_eeg.errors import RtEegError
+from rt_eeg.features import FeatureConfig, compute_features
+
+#: tools/features_w1s.toml's settings: a 1 s window, 16 filters, the same 26 features a frame
+W1S = FeatureConfig(window_samples=250, buffer_samples=275, n_fft=256, n_filters=16)
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    """The same untrained weights (seed 3) saved with the default settings and with W1S."""
+    from rt_eeg.decoder import write_untrained_model
+
+    root = tmp_path_factory.mktemp("settings")
+    return (write_untrained_model(root / "default", seed=3),
+            write_untrained_model(root / "w1s", seed=3, feature_config=W1S))  # fmt: skip
+
+
+def test_the_recipe_file_holds_the_settings_the_tests_use():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tools" / "features_w1s.toml"
+    cfg = FeatureConfig.load(path)
+    assert cfg == W1S and cfg.n_features == FeatureConfig().n_features
+    # the centred 1 s window looks 0.4 s further ahead than the default 0.2 s one
+    assert cfg.delay_s == pytest.approx(FeatureConfig().delay_s + 0.4)
+
+
+def test_the_live_decoder_refuses_it_and_model_adopts_its_settings(models):
+    from rt_eeg.decoder import Decoder
+
+    with pytest.raises(RtEegError, match="window_samples") as info:
+        Decoder(models[1], device="cpu")
+    assert "features.toml" in str(info.value)
+    assert Decoder(models[1], device="cpu", feature_config="model").feature_config == W1S
+    assert Decoder(models[0], device="cpu", feature_config="model").feature_config == FeatureConfig()
+
+
+def test_detection_computes_the_models_own_features(recording, models):
+    from rt_eeg.decoder import Decoder
+    from rt_eeg.detector import detect_recording
+    from rt_eeg.io.edf import open_recording
+
+    with open_recording(recording) as rec:
+        signal = rec.read()
+    got = {}
+    for path in models:
+        dec = Decoder(path, device="cpu", feature_config="model")
+        res = detect_recording(recording, dec, chunk_s=7.0)
+        feats, _ = compute_features(signal, dec.feature_config)
+        want = dec.predict_recording(feats)
+        assert res.probs.shape == want.shape
+        np.testing.assert_allclose(res.probs, want, atol=1e-5)
+        got[path.name] = res.probs
+    # same weights, other inputs: the settings reached the features
+    assert np.abs(got["w1s"] - got["default"]).max() > 1e-3
+
+
+def test_the_feature_cache_keeps_settings_apart(recording, models, tmp_path, monkeypatch):
+    import rt_eeg.io.edf
+    from rt_eeg.decoder import Decoder
+    from rt_eeg.detector import detect_recording
+    from rt_eeg.feature_cache import FeatureCache
+
+    cache = FeatureCache(tmp_path / "cache")
+    chunk = 15000
+    # the default's key is what it was before settings were part of the call: old entries hold
+    assert cache.path_for(recording, chunk) == cache.path_for(recording, chunk, FeatureConfig())
+    assert cache.path_for(recording, chunk, W1S) != cache.path_for(recording, chunk)
+    decs = [Decoder(p, device="cpu", feature_config="model") for p in models]
+    plain = [detect_recording(recording, d) for d in decs]
+    first = [detect_recording(recording, d, feature_cache=cache) for d in decs]
+    assert len(list((tmp_path / "cache").glob("*.npz"))) == 2
+
+    def refuse(*_a, **_k):
+        raise AssertionError("the EDF file was read although its features are cached")
+
+    monkeypatch.setattr(rt_eeg.io.edf, "open_recording", refuse)
+    for d, p, f in zip(decs, plain, first, strict=True):
+        again = detect_recording(recording, d, feature_cache=cache)
+        assert again.probs.tobytes() == p.probs.tobytes() == f.probs.tobytes()
+        assert again.decisions == p.decisions
+
+
+def test_train_features_option(tmp_path, capsys):
+    from train_helpers import write_corpus
+
+    from rt_eeg.cli import main
+
+    corpus = write_corpus(tmp_path / "corpus", np.random.default_rng(5))
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[features]\nwindow_samples = 250\n")
+    argv = ["train", "--corpus", str(corpus), "--out", str(tmp_path / "x"), "--features", str(bad)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "bad.toml" in err and "missing keys" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "x").exists()
+
+    good = tmp_path / "w1s.toml"
+    W1S.save(good)
+    out = tmp_path / "m"
+    opts = "--seed 3 --epochs 1 --units 8 --samples-per-epoch 256 --batch-size 64 --workers 1"
+    argv = ["train", "--corpus", str(corpus), "--out", str(out), *opts.split(), "--features", str(good),
+            "--store", str(tmp_path / "store"), "--device", "cpu"]  # fmt: skip
+    assert main(argv) == 0
+    assert FeatureConfig.load(out / "features.toml") == W1S
+    index = json.loads((tmp_path / "store" / "index.json").read_text())
+    assert FeatureConfig.from_toml(index["feature_config"]) == W1S
