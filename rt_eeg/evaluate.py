@@ -314,7 +314,7 @@ def evaluate(items: list[CorpusItem], out_dir, model_dir, *, post: PostprocessCo
              dask: str | None = None, device: str = "cpu", progress: bool = True, command: str = "",
              feature_cache: str | os.PathLike | None = None) -> dict:  # fmt: skip
     """Run, score, and write ``report.json``, ``report.md`` and ``det.png`` under ``out_dir``."""
-    from rt_eeg.features import FeatureConfig
+    from rt_eeg.features import model_feature_config
     from rt_eeg.scoring import score_pairs
     from rt_eeg.scoring.nedc import prepare_events
 
@@ -361,7 +361,7 @@ def evaluate(items: list[CorpusItem], out_dir, model_dir, *, post: PostprocessCo
         stored = load_probs(used)
         points = det_curve(post, refs, stored)
         chosen = ovlp_for(post, refs, stored)
-        lat = onset_latencies(pairs, FeatureConfig.load(Path(model_dir) / "features.toml").delay_s)
+        lat = onset_latencies(pairs, model_feature_config(model_dir).delay_s)
         report["scores"] = {k: v for k, v in scores.items() if k != "files"}
         report["det_curve"] = points
         report["operating_point"] = chosen

@@ -116,3 +116,41 @@ def test_train_features_option(tmp_path, capsys):
     assert FeatureConfig.load(out / "features.toml") == W1S
     index = json.loads((tmp_path / "store" / "index.json").read_text())
     assert FeatureConfig.from_toml(index["feature_config"]) == W1S
+
+
+def test_model_feature_config_reads_the_folder(tmp_path):
+    from rt_eeg.features import model_feature_config
+
+    assert model_feature_config(tmp_path) == FeatureConfig()  # a postprocess-only folder
+    W1S.save(tmp_path / "features.toml")
+    assert model_feature_config(tmp_path) == W1S
+    (tmp_path / "features.toml").write_text("[features]\nn_fft = 'x'\n")
+    with pytest.raises(RtEegError, match="features.toml"):
+        model_feature_config(tmp_path)
+
+
+def test_tuning_onsets_count_the_models_own_lookahead(tmp_path):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    operating_point = pytest.importorskip("operating_point")
+    from test_operating_point import _corpus
+
+    a = _corpus(tmp_path, "A", [((100, 160), None), ((300, 340), None)])
+    onsets = {}
+    for name, cfg in (("default", None), ("w1s", W1S)):
+        model = tmp_path / name
+        model.mkdir()
+        (model / "postprocess.toml").write_text(
+            "threshold_on = 0.998\nthreshold_off = 0.499\nonset_epochs = 2\ntop_k = 2\n"
+        )
+        if cfg is not None:
+            cfg.save(model / "features.toml")
+        out = tmp_path / f"{name}.json"
+        assert operating_point.main(["--model", str(model), "--score-only", "--tune", a, "--fixed",
+                                     f"p={model / 'postprocess.toml'}", "--out", str(out)]) == 0  # fmt: skip
+        fig = json.loads(out.read_text())["figures"]["p"]["tune_A"]
+        assert fig["hits"] == 2
+        onsets[name] = fig["onset_latency_median_s"]
+    assert onsets["w1s"] - onsets["default"] == pytest.approx(W1S.delay_s - FeatureConfig().delay_s, abs=1e-3)

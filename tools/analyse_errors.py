@@ -39,7 +39,7 @@ import numpy as np
 
 from rt_eeg.config import load_postprocess_config, read_postprocess_toml
 from rt_eeg.errors import RtEegError
-from rt_eeg.features import FeatureConfig
+from rt_eeg.features import model_feature_config
 from rt_eeg.io.annotations import read_csv_bi
 from rt_eeg.io.atomic import write_json_atomic
 from rt_eeg.postprocess import (
@@ -254,7 +254,7 @@ def main(argv=None) -> int:
         cfg = _config(args)
         plans = plan_corpus_jobs(args)
         fas, seizures, hours = [], [], 0.0
-        delay = FeatureConfig().delay_s
+        delay = model_feature_config(args.model).delay_s
         for npz in sorted(Path(args.eval).glob("*.probs.npz")):
             stem = npz.name[: -len(".probs.npz")]
             edfs = list(Path(args.corpus, "edf").rglob(f"{stem}.edf"))

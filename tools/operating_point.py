@@ -62,6 +62,7 @@ from postprocess_candidates import full_figures, load_corpus
 
 from rt_eeg.config import load_postprocess_config, read_postprocess_toml
 from rt_eeg.errors import RtEegError
+from rt_eeg.features import model_feature_config
 from rt_eeg.io.atomic import write_json_atomic, write_json_gz_atomic, write_text_atomic
 from rt_eeg.postprocess import PostprocessConfig
 from rt_eeg.tuning import choose_trial, run_trials
@@ -516,11 +517,12 @@ def main(argv=None) -> int:
             pick = choose_trial(trials, args.target_fa, args.sens_slack, args.max_flag_ratio,
                                 voice_fa, voice_sens)  # fmt: skip
             configs = {"chosen": grid[pick]} | fixed
+        delay = model_feature_config(args.model).delay_s  # onsets: this model's feature lookahead
         figures = {
-            name: ({"pool": full_figures(cfg, *pool)} if tuned else {})
-            | {f"tune_{n}": full_figures(cfg, *c) for n, c in tuned.items()}
-            | {f"report_{n}": full_figures(cfg, *c) for n, c in reports.items()}
-            | {f"bound_{n}": full_figures(cfg, *c) for n, c in bound.items()}
+            name: ({"pool": full_figures(cfg, *pool, delay)} if tuned else {})
+            | {f"tune_{n}": full_figures(cfg, *c, delay) for n, c in tuned.items()}
+            | {f"report_{n}": full_figures(cfg, *c, delay) for n, c in reports.items()}
+            | {f"bound_{n}": full_figures(cfg, *c, delay) for n, c in bound.items()}
             for name, cfg in configs.items()
         }
     except RtEegError as err:

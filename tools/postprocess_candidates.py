@@ -38,7 +38,7 @@ import numpy as np
 from rt_eeg.config import load_postprocess_config
 from rt_eeg.errors import RtEegError
 from rt_eeg.evaluate import onset_latencies
-from rt_eeg.features import FeatureConfig
+from rt_eeg.features import FeatureConfig, model_feature_config
 from rt_eeg.io.annotations import Annotation, read_csv_bi
 from rt_eeg.io.atomic import write_json_atomic, write_text_atomic
 from rt_eeg.postprocess import PostprocessConfig
@@ -82,14 +82,16 @@ def candidate_grids(base: PostprocessConfig) -> dict[str, list[PostprocessConfig
     return grids
 
 
-def full_figures(cfg: PostprocessConfig, anns, refs, stored) -> dict:
-    """OVLP figures plus the evaluate report's onset latency (decision time incl. feature delay)."""
+def full_figures(cfg: PostprocessConfig, anns, refs, stored, delay_s: float | None = None) -> dict:
+    """OVLP figures plus the evaluate report's onset latency (decision time incl. the feature
+    delay ``delay_s``: the model's, ``model_feature_config(model).delay_s``; the defaults' when
+    None)."""
     fig = ovlp_for(cfg, refs, stored)
     pairs = []
     for ann, s in zip(anns, stored, strict=True):
         # the same events as the postprocessor's epoch-by-epoch decisions (rt_eeg.tuning)
         pairs.append((ann, Annotation(None, events_for(cfg, s), s["duration"])))
-    lat = onset_latencies(pairs, FeatureConfig().delay_s)
+    lat = onset_latencies(pairs, FeatureConfig().delay_s if delay_s is None else delay_s)
     return fig | {
         "onset_latency_median_s": round(float(np.median(lat)), 3) if lat else None,
         "onset_latency_p90_s": round(float(np.percentile(lat, 90)), 3) if lat else None,
@@ -116,6 +118,7 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     try:
         today = load_postprocess_config(args.model)
+        delay = model_feature_config(args.model).delay_s
         s_anns, s_refs, s_stored = load_corpus(args.select_list, args.select_eval)
         grids = candidate_grids(today)
         configs = [today] + [c for g in grids.values() for c in g]
@@ -127,12 +130,12 @@ def main(argv=None) -> int:
             k += len(g)
             ok = [t for t in sub if t["fa_per_24h"] <= args.target_fa and t["sensitivity"] is not None]
             per_family[name] = max(ok, key=_rank) if ok else min(sub, key=lambda t: t["fa_per_24h"])
-        select = {"today": full_figures(today, s_anns, s_refs, s_stored),
-                  "chosen": full_figures(chosen, s_anns, s_refs, s_stored)}  # fmt: skip
+        select = {"today": full_figures(today, s_anns, s_refs, s_stored, delay),
+                  "chosen": full_figures(chosen, s_anns, s_refs, s_stored, delay)}  # fmt: skip
         # REPORT: scored once, for the chosen configuration and today's
         u_anns, u_refs, u_stored = load_corpus(args.report_list, args.report_eval)
-        report = {"today": full_figures(today, u_anns, u_refs, u_stored),
-                  "chosen": full_figures(chosen, u_anns, u_refs, u_stored)}  # fmt: skip
+        report = {"today": full_figures(today, u_anns, u_refs, u_stored, delay),
+                  "chosen": full_figures(chosen, u_anns, u_refs, u_stored, delay)}  # fmt: skip
     except RtEegError as err:
         print(f"postprocess_candidates: {err}", file=sys.stderr)
         return 2

@@ -28,6 +28,7 @@ from rt_eeg.features.config import (
     _check_filterbank,
     _taper,
     _triangles,
+    model_feature_config,
 )
 from rt_eeg.features.lfcc import (
     _BATCH_BLOCK_FRAMES,

@@ -284,6 +284,19 @@ class FeatureConfig:
         return cls.from_toml(text, path)
 
 
+def model_feature_config(model_dir: str | os.PathLike) -> FeatureConfig:
+    """The settings a model folder was trained with: its ``features.toml``, or the defaults for a
+    folder without one (a folder holding only postprocess settings, as the tuning tools accept).
+
+    Raises
+    ------
+    RtEegError
+        The file exists but is not a valid settings file (naming it).
+    """
+    path = Path(model_dir) / "features.toml"
+    return FeatureConfig.load(path) if path.is_file() else FeatureConfig()
+
+
 _FIELD_TYPES = {
     f.name: {"float": float, "int": int, "str": str, "bool": bool}[f.type]
     for f in dataclasses.fields(FeatureConfig)
