@@ -362,3 +362,7 @@ topk106() { EXTEND_FROM=_sel5m extend_od topk_off _sel5t "$@"; }  # K...
 # 104's k53esNa
 k63() { k53 "$@" --features tools/features_w1s.toml --store "$WORK/storeX5Lw"; }  # OUT SEED [option...]
 pair111() { FEATURE_CACHE="" pair_od k63 "$1"; mid102 "k63s${1}a"; }  # SEED
+# Pilot 113 (chooses nothing): K64 = K63 with a 0.5 s window (tools/features_w05s.toml, 16 filters
+# as K63), its own store storeX5Lh (~17 GB; the disk holds one such store: delete storeX5Lw first)
+k64() { k53 "$@" --features tools/features_w05s.toml --store "$WORK/storeX5Lh"; }  # OUT SEED [option...]
+pair113() { FEATURE_CACHE="" pair_od k64 "$1"; mid102 "k64s${1}a"; }  # SEED

@@ -185,6 +185,13 @@ pilot111() {
     RULE_REF=k53es RULE_SEEDS=${RULE_SEEDS:-12 13 14} RULE_TAG=K53EC3 RULE_SUF=$s rule_k53c12 K63 k63
   done
 }
+# Pilot 113: K64 (K63 with a 0.5 s window) against pilot 104's k53esNa
+pilot113() {
+  local s
+  for s in _sel5mo _sel5o; do
+    RULE_REF=k53es RULE_SEEDS=${RULE_SEEDS:-12 13 14} RULE_TAG=K53EC3 RULE_SUF=$s rule_k53c12 K64 k64
+  done
+}
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json
