@@ -14,6 +14,7 @@ BLAS/OpenMP threads are limited to 1 and the process is pinned to one core (``--
 skip). The machine may be shared: the JSON records the load average at start and end.
 
 Usage: python tools/bench_features.py [--out tools/results/bench_features.json] [--minutes 10]
+[--features TOML] (other LFCC settings, e.g. tools/features_w1s.toml; the defaults otherwise)
 """
 
 from __future__ import annotations
@@ -212,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--no-pin", action="store_true", help="do not pin to one CPU core")
+    parser.add_argument("--features", type=Path, default=None,
+                        help="LFCC settings to time (a features.toml); the defaults otherwise")
     args = parser.parse_args(argv)
 
     pinned = None
@@ -219,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         cpu = max(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {cpu})
         pinned = cpu
-    cfg = FeatureConfig()
+    cfg = FeatureConfig.load(args.features) if args.features else FeatureConfig()
     signal = make_signal(args.minutes * 60, N_CHANNELS, cfg.sfreq)
     load_start = os.getloadavg()
     batch = bench_batch(signal, cfg, args.repeats)
