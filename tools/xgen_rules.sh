@@ -170,28 +170,20 @@ pilot104() {
     for v in 60 61; do RULE_REF=k53es RULE_TAG=${RULE_TAG:-K53EC12} RULE_SUF=$s rule_k53c12 K$v k$v; done
   done
 }
-# Pilot 107 (AMD EPYC): K62 (K53 + the seizure-side hinge) against k53esNa on seeds 12-14 at
-# _sel5mo, then _sel5o (RULE_SEEDS: the pairs finished)
-pilot107() {
+# LABEL PREFIX against pilot 104's k53esNa (AMD EPYC) on seeds 12-14 at _sel5mo, then _sel5o
+# (RULE_SEEDS: the pairs finished)
+rule_k53es3() {  # LABEL PREFIX
   local s
   for s in _sel5mo _sel5o; do
-    RULE_REF=k53es RULE_SEEDS=${RULE_SEEDS:-12 13 14} RULE_TAG=K53EC3 RULE_SUF=$s rule_k53c12 K62 k62
+    RULE_REF=k53es RULE_SEEDS=${RULE_SEEDS:-12 13 14} RULE_TAG=K53EC3 RULE_SUF=$s rule_k53c12 "$1" "$2"
   done
 }
-# Pilot 111: K63 (K53 with a 1 s analysis window, 16 filters) against pilot 104's k53esNa
-pilot111() {
-  local s
-  for s in _sel5mo _sel5o; do
-    RULE_REF=k53es RULE_SEEDS=${RULE_SEEDS:-12 13 14} RULE_TAG=K53EC3 RULE_SUF=$s rule_k53c12 K63 k63
-  done
-}
-# Pilot 113: K64 (K63 with a 0.5 s window) against pilot 104's k53esNa
-pilot113() {
-  local s
-  for s in _sel5mo _sel5o; do
-    RULE_REF=k53es RULE_SEEDS=${RULE_SEEDS:-12 13 14} RULE_TAG=K53EC3 RULE_SUF=$s rule_k53c12 K64 k64
-  done
-}
+# Pilot 107: K62 (K53 + the seizure-side hinge)
+pilot107() { rule_k53es3 K62 k62; }
+# Pilot 111: K63 (K53 with a 1 s analysis window, 16 filters)
+pilot111() { rule_k53es3 K63 k63; }
+# Pilot 113: K64 (K63 with a 0.5 s window)
+pilot113() { rule_k53es3 K64 k64; }
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json
