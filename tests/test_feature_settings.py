@@ -44,6 +44,8 @@ def test_the_live_decoder_refuses_it_and_model_adopts_its_settings(models):
     assert "features.toml" in str(info.value)
     assert Decoder(models[1], device="cpu", feature_config="model").feature_config == W1S
     assert Decoder(models[0], device="cpu", feature_config="model").feature_config == FeatureConfig()
+    with pytest.raises(ValueError, match="'own'"):
+        Decoder(models[1], device="cpu", feature_config="own")
 
 
 def test_detection_computes_the_models_own_features(recording, models):

@@ -359,7 +359,7 @@ topk106() { EXTEND_FROM=_sel5m extend_od topk_off _sel5t "$@"; }  # K...
 # (tools/features_w1s.toml: main lobe +-2 Hz against the default's +-10 Hz; the same 26 features
 # a frame), its own store storeX5Lw (~17 GB: delete it after the pilot when the disk is short);
 # seed N on this machine (pair_od, mid102, decoded without the feature cache) against pilot
-# 104's k53esNa
+# 104's k53esNa. Its --store follows k15_joined's, and the last one given wins
 k63() { k53 "$@" --features tools/features_w1s.toml --store "$WORK/storeX5Lw"; }  # OUT SEED [option...]
 pair111() { FEATURE_CACHE="" pair_od k63 "$1"; mid102 "k63s${1}a"; }  # SEED
 # Pilot 113 (chooses nothing): K64 = K63 with a 0.5 s window (tools/features_w05s.toml, 16 filters

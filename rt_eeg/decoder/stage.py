@@ -95,7 +95,9 @@ class Decoder:
         # before anything else in the folder is parsed; the manifest it checked is the one used
         verified = verify_model_files(self.model_dir)
         saved = FeatureConfig.load(self.model_dir / FEATURES_FILE)
-        if isinstance(feature_config, str) and feature_config == "model":
+        if isinstance(feature_config, str):
+            if feature_config != "model":
+                raise ValueError(f"feature_config must be a FeatureConfig or 'model', not {feature_config!r}")
             running = saved
         else:
             running = feature_config if feature_config is not None else FeatureConfig()
