@@ -132,12 +132,8 @@ def test_model_feature_config_reads_the_folder(tmp_path):
 
 
 def test_tuning_onsets_count_the_models_own_lookahead(tmp_path):
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-    operating_point = pytest.importorskip("operating_point")
-    from test_operating_point import _corpus
+    # that module puts tools/ on the path and skips when operating_point cannot be imported
+    from test_operating_point import _corpus, operating_point
 
     a = _corpus(tmp_path, "A", [((100, 160), None), ((300, 340), None)])
     onsets = {}

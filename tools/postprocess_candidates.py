@@ -38,7 +38,7 @@ import numpy as np
 from rt_eeg.config import load_postprocess_config
 from rt_eeg.errors import RtEegError
 from rt_eeg.evaluate import onset_latencies
-from rt_eeg.features import FeatureConfig, model_feature_config
+from rt_eeg.features import model_feature_config
 from rt_eeg.io.annotations import Annotation, read_csv_bi
 from rt_eeg.io.atomic import write_json_atomic, write_text_atomic
 from rt_eeg.postprocess import PostprocessConfig
@@ -82,16 +82,15 @@ def candidate_grids(base: PostprocessConfig) -> dict[str, list[PostprocessConfig
     return grids
 
 
-def full_figures(cfg: PostprocessConfig, anns, refs, stored, delay_s: float | None = None) -> dict:
+def full_figures(cfg: PostprocessConfig, anns, refs, stored, delay_s: float) -> dict:
     """OVLP figures plus the evaluate report's onset latency (decision time incl. the feature
-    delay ``delay_s``: the model's, ``model_feature_config(model).delay_s``; the defaults' when
-    None)."""
+    delay ``delay_s``: the model's, ``model_feature_config(model).delay_s``)."""
     fig = ovlp_for(cfg, refs, stored)
     pairs = []
     for ann, s in zip(anns, stored, strict=True):
         # the same events as the postprocessor's epoch-by-epoch decisions (rt_eeg.tuning)
         pairs.append((ann, Annotation(None, events_for(cfg, s), s["duration"])))
-    lat = onset_latencies(pairs, FeatureConfig().delay_s if delay_s is None else delay_s)
+    lat = onset_latencies(pairs, delay_s)
     return fig | {
         "onset_latency_median_s": round(float(np.median(lat)), 3) if lat else None,
         "onset_latency_p90_s": round(float(np.percentile(lat, 90)), 3) if lat else None,

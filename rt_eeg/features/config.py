@@ -293,7 +293,9 @@ def model_feature_config(model_dir: str | os.PathLike) -> FeatureConfig:
     RtEegError
         The file exists but is not a valid settings file (naming it).
     """
-    path = Path(model_dir) / "features.toml"
+    from rt_eeg.model_files import FEATURES_FILE  # the folder's file names live there
+
+    path = Path(model_dir) / FEATURES_FILE
     return FeatureConfig.load(path) if path.is_file() else FeatureConfig()
 
 
