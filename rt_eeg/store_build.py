@@ -292,8 +292,6 @@ def build_store(
     path : Path
         The store folder; unreadable recordings are listed under ``skipped`` in index.json.
     """
-    from rt_eeg.features import N_FEATURES
-
     if log is None:
 
         def log(line: str) -> None:
@@ -326,7 +324,7 @@ def build_store(
     n_frames = 0
     try:
         with (
-            StoreWriter(path, N_FEATURES, meta) as writer,
+            StoreWriter(path, feature_config.n_features, meta) as writer,
             contextlib.closing(_map(jobs, workers)) as computed,
         ):
             for k, (it, name, src) in enumerate(zip(items, names, plan, strict=True)):

@@ -1,6 +1,8 @@
 """A model trained on other feature settings (``rt-eeg train --features``, pilot 111's 1 s
 analysis window): the in-process paths compute its features with its own settings, the feature
-cache keeps them apart, and the live decoder (running the defaults) refuses it."""
+cache keeps them apart, the live pipeline and the ward run the model's settings (equal to the
+offline detector), a decoder told other settings refuses it, and settings the system cannot
+run (another rate or frame) are refused everywhere with one line."""
 
 from __future__ import annotations
 
@@ -152,3 +154,103 @@ def test_tuning_onsets_count_the_models_own_lookahead(tmp_path):
         assert fig["hits"] == 2
         onsets[name] = fig["onset_latency_median_s"]
     assert onsets["w1s"] - onsets["default"] == pytest.approx(W1S.delay_s - FeatureConfig().delay_s, abs=1e-3)
+
+
+def _both_labels(res):
+    """A postprocess point that calls both labels on ``res``'s scores (an untrained model's
+    scores are flat: a threshold at their median makes every rule decide)."""
+    from rt_eeg.postprocess import PostprocessConfig
+
+    scores = np.array([d.score for d in res.decisions if d.label != "na"])
+    thr = float(np.median(scores))
+    return PostprocessConfig(threshold_on=thr, threshold_off=thr - 1e-6, onset_epochs=1,
+                             offset_epochs=1, min_duration_epochs=1)  # fmt: skip
+
+
+def test_replay_runs_the_models_own_settings_equal_to_offline(recording, models, tmp_path):
+    """The feature stage computes the model's settings (read once at pre-flight): the live
+    outputs equal the offline detector's byte for byte, and the run's metrics state the model's
+    own lookahead."""
+    from rt_eeg.config import PipelineConfig
+    from rt_eeg.decoder import Decoder
+    from rt_eeg.detector import detect_recording
+    from rt_eeg.outputs import write_outputs
+    from rt_eeg.pipeline.supervisor import Supervisor
+
+    dec = Decoder(models[1], device="cpu", feature_config="model")
+    post = _both_labels(detect_recording(recording, dec))
+    res = detect_recording(recording, dec, post)
+    assert {"seiz", "bckg"} <= {d.label for d in res.decisions}
+    write_outputs(tmp_path / "off", recording.stem, res.decisions, res.duration)
+    pcfg = PipelineConfig(model=str(models[1]), device="cpu", postprocess=post)
+    metrics = Supervisor(recording, tmp_path / "live", config=pcfg, monitor=None).run_pipeline()
+    for suffix in (".hyp", ".csv_bi", ".tse", "_events.tsv"):
+        live = (tmp_path / "live" / f"{recording.stem}{suffix}").read_text()
+        assert live == (tmp_path / "off" / f"{recording.stem}{suffix}").read_text(), suffix
+    assert metrics["restarts"] == [] and not metrics["detection_path_gaps"]
+    assert metrics["algorithmic_delay_s"] == pytest.approx(W1S.delay_s)
+    assert W1S.delay_s > FeatureConfig().delay_s + 0.3
+
+
+def test_settings_the_system_cannot_run_are_refused_with_one_line(recording, tmp_path, capsys):
+    """Another rate or frame length: every source gives 250 Hz in 0.1 s frames."""
+    from train_helpers import write_corpus
+
+    from rt_eeg.cli import main
+    from rt_eeg.config import PipelineConfig
+    from rt_eeg.decoder import Decoder, write_untrained_model
+    from rt_eeg.features import check_runnable
+    from rt_eeg.pipeline.supervisor import Supervisor
+
+    check_runnable(W1S)
+    for bad in (FeatureConfig(sfreq=200.0), FeatureConfig(frame_samples=20, diff_energy_frames=9)):
+        with pytest.raises(RtEegError, match="cannot run"):
+            check_runnable(bad)
+    bad = FeatureConfig(sfreq=200.0)
+    model = write_untrained_model(tmp_path / "m200", seed=3, feature_config=bad)
+    with pytest.raises(RtEegError, match="sfreq = 200") as info:
+        Decoder(model, device="cpu", feature_config="model")
+    assert "features.toml" in str(info.value)
+    out = tmp_path / "live"
+    with pytest.raises(RtEegError, match="sfreq = 200"):
+        Supervisor(recording, out, config=PipelineConfig(model=str(model), device="cpu"), monitor=None)
+    assert not out.exists()  # refused before anything was written
+
+    corpus = write_corpus(tmp_path / "corpus", np.random.default_rng(5))
+    bad.save(tmp_path / "r200.toml")
+    argv = ["train", "--corpus", str(corpus), "--out", str(tmp_path / "x"), "--features",
+            str(tmp_path / "r200.toml")]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "r200.toml" in err and "cannot run" in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "x").exists()
+
+
+def test_a_narrower_frame_trains_and_decodes(recording, tmp_path):
+    """Fewer cepstra (22 features a frame, not 26): the store, the model and detection all take
+    the settings' width."""
+    from train_helpers import write_corpus
+
+    from rt_eeg.cli import main
+    from rt_eeg.decoder import Decoder
+    from rt_eeg.detector import detect_recording
+    from rt_eeg.io.edf import open_recording
+
+    narrow = FeatureConfig(n_cepstra=5)
+    assert narrow.n_features < FeatureConfig().n_features
+    narrow.save(tmp_path / "narrow.toml")
+    corpus = write_corpus(tmp_path / "corpus", np.random.default_rng(5))
+    out = tmp_path / "m"
+    opts = "--seed 3 --epochs 1 --units 8 --samples-per-epoch 256 --batch-size 64 --workers 1"
+    argv = ["train", "--corpus", str(corpus), "--out", str(out), *opts.split(), "--features",
+            str(tmp_path / "narrow.toml"), "--store", str(tmp_path / "store"), "--device", "cpu"]  # fmt: skip
+    assert main(argv) == 0
+    index = json.loads((tmp_path / "store" / "index.json").read_text())
+    assert FeatureConfig.from_toml(index["feature_config"]) == narrow
+    dec = Decoder(out, device="cpu", feature_config="model")
+    assert dec.feature_config == narrow and dec.n_features == narrow.n_features
+    with open_recording(recording) as rec:
+        feats, _ = compute_features(rec.read(), narrow)
+    assert feats.shape[2] == narrow.n_features
+    res = detect_recording(recording, dec)
+    np.testing.assert_allclose(res.probs, dec.predict_recording(feats), atol=1e-5)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -157,6 +158,17 @@ def test_streaming_equals_batch_with_other_settings():
     f, _ = compute_features(signal, cfg)
     assert f.shape == (40 * 256 // 32, 5, cfg.n_features)
     assert_streaming_equals_batch(signal, cfg, chunkings=[1, 7, None])
+
+
+@pytest.mark.parametrize("name", ["features_w05s.toml", "features_w1s.toml"])
+@pytest.mark.parametrize("n_frames", [1, 4, 5, 12, 80])
+def test_streaming_equals_batch_with_windows_longer_than_a_push(name, n_frames, rng):
+    """A 0.5 s or 1 s analysis window reflects more of the start than one 0.1 s push holds
+    (the live feature stage's pushes): the start is held until it can be, with no loss."""
+    cfg = FeatureConfig.load(Path(__file__).resolve().parents[1] / "tools" / name)
+    assert cfg.window_before > cfg.frame_samples
+    signal = rng.normal(0, 30, (n_frames * 25, 3)).astype(np.float32)
+    assert_streaming_equals_batch(signal, cfg, chunkings=[1, 2, None])
 
 
 @pytest.mark.parametrize("n_frames", [1, 2, 6, 7, 12])

@@ -431,3 +431,37 @@ def test_bed_with_cross_channel_table_in_the_model_folder_equals_offline(files, 
     assert code == 128 + signal.SIGTERM
     stem = files["a"].stem
     assert _outputs(tmp_path / "out" / "a", stem) == _outputs(tmp_path / "off", stem)
+
+
+def test_bed_runs_a_model_with_its_own_feature_settings_equal_to_offline(files, tmp_path):
+    """A model trained with other LFCC settings (a 1 s analysis window, ``rt-eeg train
+    --features``): the service reads them at pre-flight and every bed computes them, so the
+    ward's outputs equal the offline detector's (which adopts the model's settings)."""
+    from rt_eeg.config import save_postprocess_config
+    from rt_eeg.decoder import Decoder, write_untrained_model
+    from rt_eeg.detector import detect_recording
+    from rt_eeg.features import FeatureConfig
+    from rt_eeg.outputs import write_outputs
+    from rt_eeg.postprocess import PostprocessConfig
+
+    w1s = FeatureConfig(window_samples=250, buffer_samples=275, n_fft=256, n_filters=16)
+    model = write_untrained_model(tmp_path / "w1s", seed=3, feature_config=w1s)
+    dec = Decoder(model, device="cpu", feature_config="model")
+    scores = [d.score for d in detect_recording(files["a"], dec).decisions if d.label != "na"]
+    thr = float(np.median(scores))  # flat untrained scores: the median makes both labels
+    post = PostprocessConfig(threshold_on=thr, threshold_off=thr - 1e-6, onset_epochs=1,
+                             offset_epochs=1, min_duration_epochs=1)  # fmt: skip
+    save_postprocess_config(model, post)
+    res = detect_recording(files["a"], dec, post)
+    assert {"seiz", "bckg"} <= {d.label for d in res.decisions}
+    write_outputs(tmp_path / "off", files["a"].stem, res.decisions, res.duration)
+
+    cfg = _write_config(tmp_path, {**files, "model": model}, {"a": "max"})
+    serve = Serve(cfg)
+    try:
+        serve.until(lambda: _finished(serve, "a"), 90, "bed a never finished")
+    finally:
+        code = serve.stop()
+    assert code == 128 + signal.SIGTERM
+    stem = files["a"].stem
+    assert _outputs(tmp_path / "out" / "a", stem) == _outputs(tmp_path / "off", stem)

@@ -304,13 +304,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rt_eeg.features import FeatureConfig
+    from rt_eeg.features import FeatureConfig, check_runnable
     from rt_eeg.train_config import TrainConfig
     from rt_eeg.train_corpus import parse_variants, train_corpus
     from rt_eeg.train_data import parse_sources
 
     # read first: a bad settings file is refused before the corpus is looked at
     feature_config = FeatureConfig.load(args.features) if args.features else None
+    if feature_config is not None:
+        check_runnable(feature_config, args.features)
     variants = parse_variants(
         args.arch, args.normalisation, args.onset_weight, args.hard_negatives
     )

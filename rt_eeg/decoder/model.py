@@ -319,7 +319,7 @@ def write_untrained_model(
     Its probabilities are meaningless, but shapes, timing and the streaming/batch contract are
     those of a trained model.
     """
-    from rt_eeg.features import N_FEATURES, FeatureConfig
+    from rt_eeg.features import FeatureConfig
     from rt_eeg.io.atomic import atomic_path, write_json_atomic
 
     if normalisation not in NORMALISATIONS:
@@ -330,12 +330,12 @@ def write_untrained_model(
         )
     model_dir = Path(model_dir)
     model_dir.mkdir(parents=True, exist_ok=True)
+    cfg = feature_config if feature_config is not None else FeatureConfig()
     model = build_model(
-        arch, n_features=model_width(normalisation, N_FEATURES), units=units, seed=seed
+        arch, n_features=model_width(normalisation, cfg.n_features), units=units, seed=seed
     )
     with atomic_path(model_dir / MODEL_FILE, suffix=".keras") as tmp:
         model.save(tmp)
-    cfg = feature_config if feature_config is not None else FeatureConfig()
     with atomic_path(model_dir / FEATURES_FILE) as tmp:
         cfg.save(tmp)
     from rt_eeg.runtime import export_tflite
@@ -353,7 +353,7 @@ def write_untrained_model(
             "decoder": {
                 "frames_per_epoch": FRAMES_PER_EPOCH,
                 "window_epochs": WINDOW_EPOCHS,
-                "n_features": N_FEATURES,
+                "n_features": cfg.n_features,
                 "normalisation": normalisation,
                 **(
                     {"history_epochs": HISTORY_EPOCHS}
@@ -361,7 +361,7 @@ def write_untrained_model(
                     else {}
                 ),
                 **(
-                    {"context": {"feature_scale": [1.0] * N_FEATURES, "gate": GATE,
+                    {"context": {"feature_scale": [1.0] * cfg.n_features, "gate": GATE,
                                  "gate_top_k": GATE_TOP_K}}  # fmt: skip
                     if normalisation in CONTEXT_NORMALISATIONS
                     else {}

@@ -68,9 +68,11 @@ class Decoder:
     feature_config : rt_eeg.features.FeatureConfig or 'model', optional
         The running feature configuration (default ``FeatureConfig()``). A model whose
         ``features.toml`` differs is refused with an :class:`RtEegError` naming the keys.
-        ``'model'`` adopts the model's own settings: for the in-process paths that compute
-        their features from :attr:`feature_config` themselves (the batch detector, the real
-        checks), where no separate feature stage can disagree.
+        ``'model'`` adopts the model's own settings (refused if the system cannot run them:
+        :func:`~rt_eeg.features.check_runnable`): for the in-process paths that compute their
+        features from :attr:`feature_config` themselves (the batch detector, the real checks).
+        The live stages pass the settings their run was started with (the model's, read once
+        at pre-flight), so a folder changed since is refused.
 
     Attributes
     ----------
@@ -86,7 +88,7 @@ class Decoder:
     """
 
     def __init__(self, model_dir: str | os.PathLike, *, device: str = "auto", feature_config=None):
-        from rt_eeg.features import FeatureConfig
+        from rt_eeg.features import FeatureConfig, check_runnable
 
         self.model_dir = Path(model_dir)
         for name in (MODEL_FILE, FEATURES_FILE, MANIFEST_FILE):
@@ -98,6 +100,7 @@ class Decoder:
         if isinstance(feature_config, str):
             if feature_config != "model":
                 raise ValueError(f"feature_config must be a FeatureConfig or 'model', not {feature_config!r}")
+            check_runnable(saved, self.model_dir / FEATURES_FILE)
             running = saved
         else:
             running = feature_config if feature_config is not None else FeatureConfig()

@@ -28,6 +28,7 @@ from rt_eeg.features.config import (
     _check_filterbank,
     _taper,
     _triangles,
+    check_runnable,
     model_feature_config,
 )
 from rt_eeg.features.lfcc import (

@@ -296,7 +296,33 @@ def model_feature_config(model_dir: str | os.PathLike) -> FeatureConfig:
     from rt_eeg.model_files import FEATURES_FILE  # the folder's file names live there
 
     path = Path(model_dir) / FEATURES_FILE
-    return FeatureConfig.load(path) if path.is_file() else FeatureConfig()
+    if not path.is_file():
+        return FeatureConfig()
+    cfg = FeatureConfig.load(path)
+    check_runnable(cfg, path)
+    return cfg
+
+
+def check_runnable(cfg: FeatureConfig, path: str | os.PathLike | None = None) -> None:
+    """Refuse settings the system cannot run: every source conditions its signal to 250 Hz
+    (``ANALYSIS_SFREQ``) and the decoder steps in 0.1 s frames (10 per 1 s epoch), so only the
+    analysis window, the filterbank and the regressions may differ from the defaults.
+
+    Raises
+    ------
+    RtEegError
+        ``sfreq`` or ``frame_samples`` differ (naming ``path``).
+    """
+    from rt_eeg.sources.conditioning import ANALYSIS_SFREQ
+
+    default = FeatureConfig()
+    if cfg.sfreq != ANALYSIS_SFREQ or cfg.frame_samples != default.frame_samples:
+        raise RtEegError(
+            f"feature settings sfreq = {cfg.sfreq:g} and frame_samples = {cfg.frame_samples} "
+            f"cannot run: every source gives {ANALYSIS_SFREQ:g} Hz in 0.1 s frames "
+            f"(sfreq = {default.sfreq:g}, frame_samples = {default.frame_samples})",
+            path,
+        )
 
 
 _FIELD_TYPES = {

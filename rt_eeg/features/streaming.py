@@ -18,6 +18,7 @@ from rt_eeg.features.lfcc import (
     _empty,
     _kernel,
     _times,
+    compute_features,
 )
 
 
@@ -71,6 +72,7 @@ class StreamingFeatures:
         self._next_window = 0  # next frame whose analysis window is awaited
         self._next_out = 0  # next frame to emit
         self._finished = False
+        self._pending: np.ndarray | None = None  # a start too short to reflect yet
 
     def push(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Feed ``frame`` of shape ``(frame_samples * k, n_channels)`` (microvolts).
@@ -93,7 +95,16 @@ class StreamingFeatures:
         if x.shape[0] == 0:
             return _empty(self.n_channels, self.cfg)
         if self._n_padded == 0:  # signal before t=0: the start reflected (as numpy 'reflect')
-            self._write_samples(x[self.cfg.window_before : 0 : -1])
+            before = self.cfg.window_before
+            if self._pending is not None or x.shape[0] <= before:
+                # A window longer than a push (1 s windows, 0.1 s pushes) reflects more of the
+                # start than one push holds: hold it. No delay: frame 0 awaits those samples.
+                x = x if self._pending is None else np.concatenate([self._pending, x])
+                if x.shape[0] <= before:
+                    self._pending = x
+                    return _empty(self.n_channels, self.cfg)
+                self._pending = None
+            self._write_samples(x[before:0:-1])
         return self._process(x, tail=False)
 
     def flush(self) -> tuple[np.ndarray, np.ndarray]:
@@ -103,8 +114,10 @@ class StreamingFeatures:
         if self._finished:
             return _empty(self.n_channels, self.cfg)
         self._finished = True
-        if self._n_padded == 0:
-            return _empty(self.n_channels, self.cfg)
+        if self._n_padded == 0:  # nothing, or a stream shorter than the start's reflection
+            if self._pending is None:
+                return _empty(self.n_channels, self.cfg)
+            return compute_features(self._pending, self.cfg)  # numpy's reflection of it
         after = self.cfg.window_after
         if after:
             tail = self._samples.latest(after + 1)  # signal after the end, reflected

@@ -8,8 +8,12 @@ import logging
 import os
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rt_eeg.errors import RtEegError
+
+if TYPE_CHECKING:
+    from rt_eeg.features import FeatureConfig
 
 log = logging.getLogger("rt_eeg.pipeline")
 LOCK = "supervisor.pid"
@@ -96,10 +100,18 @@ def check_source(source: dict, edf: Path | None) -> tuple[list[str], float | Non
     return ch_names, duration, montage, info, default_name
 
 
-def check_model(model: Path) -> None:
+def check_model(model: Path) -> FeatureConfig:
     """The model folder's files against its manifest (hashes, the LiteRT twin's source):
     the source no longer waits for the decoder, so a tampered or stale model must fail
-    here, before any process starts, not after streaming began. Milliseconds."""
+    here, before any process starts, not after streaming began. Milliseconds.
+
+    Returns
+    -------
+    FeatureConfig
+        The model's feature settings (its ``features.toml``; the defaults without one, whose
+        absence the decoder stage reports): what the feature stage of this run computes.
+    """
+    from rt_eeg.features import model_feature_config
     from rt_eeg.model_files import lite_model_path, verify_model_files
 
     if not (model / "model.keras").is_file():
@@ -107,3 +119,4 @@ def check_model(model: Path) -> None:
     manifest = verify_model_files(model)
     if manifest is not None:  # None: the decoder stage reports a missing or broken manifest
         lite_model_path(model, manifest)
+    return model_feature_config(model)

@@ -63,7 +63,7 @@ def run_metrics(sup: Supervisor, interrupted: bool) -> dict:
         "stop_signal": signal.Signals(sup.stop_signal).name if sup.stop_signal else None,
         "outputs_written_by": sup.outputs_by,
         "recovered_from_killed_run": sup.recovered,
-        "algorithmic_delay_s": FeatureConfig().delay_s,
+        "algorithmic_delay_s": FeatureConfig.from_toml(sup.run["features"]).delay_s,
         "end_to_end_latency_ms": post.get("latency_ms"),
         "stage_processing_ms": {s: st.get("processing_ms") for s, st in sup.done.items()},
         # Messages each stage took in and sent on (eos included in "sent"): end to end,

@@ -375,7 +375,7 @@ class FeatureStage(RelayStage):
 
         preload("scipy.fft")  # the LFCC's FFT
 
-        self.cfg = FeatureConfig()
+        self.cfg = FeatureConfig.from_toml(self.run["features"])  # the model's (pre-flight)
         self.out = Sender(self.socket(zmq.PUSH, "decoder_in", bind=False, hwm=self.run["config"]["data_hwm"]),
                           "features", self.incarnation)  # fmt: skip
         self.fx = None
@@ -421,15 +421,19 @@ class DecoderStage(RelayStage):
     def expect(self) -> Expect:
         from rt_eeg.features import FeatureConfig
 
-        return Expect("features", (self._n_ch(), FeatureConfig().n_features), step_s=0.1,
+        n_features = FeatureConfig.from_toml(self.run["features"]).n_features
+        return Expect("features", (self._n_ch(), n_features), step_s=0.1,
                       max_t0=self._max_t0(), max_jump_s=self._max_jump_s(), streams=frozenset({"features", "supervisor"}))  # fmt: skip
 
     def setup(self) -> None:
         from rt_eeg.decoder import Decoder, FrameFeed
+        from rt_eeg.features import FeatureConfig
 
         # The input is already bound (RelayStage.main): features queue up while the model
         # loads, and the source does not wait for this stage's ready (supervisor GO_AFTER).
-        self.decoder = Decoder(self.run["model"], device=self.run["config"]["device"])
+        # The run's settings, not 'model': a folder changed since pre-flight is refused.
+        self.decoder = Decoder(self.run["model"], device=self.run["config"]["device"],
+                               feature_config=FeatureConfig.from_toml(self.run["features"]))  # fmt: skip
         self.out = Sender(self.socket(zmq.PUSH, "postprocess_in", bind=False, hwm=self.run["config"]["data_hwm"]),
                           "decoder", self.incarnation)  # fmt: skip
         self.reset = self.incarnation > 0

@@ -112,7 +112,7 @@ class Supervisor:
         self.live = self.duration is None
         self._stop_requested = False
         model = Path(self.cfg.model)
-        check_model(model)
+        features = check_model(model)
         if (
             self.live
             and (self.out_dir / f"{self.name_for(default_name, name)}.index.json").exists()
@@ -130,6 +130,7 @@ class Supervisor:
             "edf": str(self.edf) if self.edf else None, "source": self.source,
             "out_dir": str(self.out_dir), "run_dir": str(self.run_dir),
             "name": self.name, "speed": speed, "model": str(model), "config": self.cfg.to_dict(),
+            "features": features.to_toml(),  # the model's, read once: every stage runs these
             "endpoints": self.endpoints, "ch_names": self.ch_names, "duration": self.duration,
             "montage": self.montage, "rotate_s": float(rotate_s), "stop_after_s": stop_after_s,
         }  # fmt: skip

@@ -63,7 +63,8 @@ class Batcher:
         from rt_eeg.features import FeatureConfig
 
         self.spec, self.inc = spec, incarnation
-        self.n_features = FeatureConfig().n_features
+        self.features = FeatureConfig.from_toml(spec["features"])  # the model's (pre-flight)
+        self.n_features = self.features.n_features
         self.ctx = zmq.Context()
         ep = spec["endpoints"]
         self.ctl = Sender(make_socket(self.ctx, zmq.PUSH, ep["reports"], bind=False), "decoder",
@@ -129,7 +130,8 @@ class Batcher:
     def main(self) -> int:
         from rt_eeg.decoder import Decoder, FrameFeed
 
-        self.decoder = Decoder(self.spec["model"], device=self.spec["device"])
+        self.decoder = Decoder(self.spec["model"], device=self.spec["device"],
+                               feature_config=self.features)  # fmt: skip
         self.new_feed = lambda: FrameFeed(self.decoder)
         self.decoder.pad_batches = True
         t0 = time.perf_counter()

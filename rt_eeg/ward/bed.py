@@ -233,7 +233,7 @@ class BedProcess:
     # -- main -----------------------------------------------------------------------------
     def main(self) -> int:
         from rt_eeg.config import load_postprocess_config
-        from rt_eeg.features import StreamingFeatures
+        from rt_eeg.features import FeatureConfig, StreamingFeatures
         from rt_eeg.postprocess import PostprocessConfig, Postprocessor
         from rt_eeg.sources import source_from_spec
 
@@ -288,7 +288,8 @@ class BedProcess:
         self.first = self.inc > 0
         t_start = time.monotonic()
         paused_s = 0.0
-        make_fx = lambda: StreamingFeatures(n_ch)  # noqa: E731
+        features = FeatureConfig.from_toml(spec["features"])  # the model's (pre-flight)
+        make_fx = lambda: StreamingFeatures(n_ch, features)  # noqa: E731
         self._make_fx = make_fx
         try:
             for blk in src.blocks(per_message):

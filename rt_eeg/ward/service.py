@@ -68,9 +68,11 @@ class WardService(WardViews):
     def __init__(self, cfg: WardConfig, *, on_event=None):
         self.cfg = cfg
         self.on_event = on_event or (lambda *a: None)
-        model = Path(cfg.model)
-        if not (model / "model.keras").is_file():
-            raise RtEegError("model folder has no model.keras", model)
+        from rt_eeg.pipeline.preflight import check_model
+
+        # the model's files against its manifest, and its feature settings, read once: the
+        # decoder and every bed run these (a folder changed since is refused by the decoder)
+        self.features = check_model(Path(cfg.model)).to_toml()
         self.root = Path(cfg.output)
         self.root.mkdir(parents=True, exist_ok=True)
         self.ward_dir = self.root / ".ward"
@@ -150,7 +152,7 @@ class WardService(WardViews):
             d["restarts"].append({"reason": reason, "wall_time": time.time(), "incarnation": d["inc"]})
             log.warning("restarting the decoder (%s)", reason)
             self.on_event("restart", "decoder", reason)
-        spec = {"model": self.cfg.model, "device": self.cfg.device, "endpoints": self.ep,
+        spec = {"model": self.cfg.model, "features": self.features, "device": self.cfg.device, "endpoints": self.ep,
                 "heartbeat_s": self.cfg.heartbeat_s, "batch_wait_ms": self.cfg.batch_wait_ms,
                 "data_hwm": self.cfg.data_hwm, "warm_windows": self.cfg.warm_windows}  # fmt: skip
         path = self.ward_dir / "decoder.json"
@@ -169,6 +171,7 @@ class WardService(WardViews):
         e.out.mkdir(parents=True, exist_ok=True)
         spec = {"bed": e.cfg.to_dict(), "source": e.cfg.source_spec(), "out_dir": str(e.out),
                 "stem": e.stem, "endpoints": self._bed_endpoints(e.cfg.name), "model": self.cfg.model,
+                "features": self.features,
                 "postprocess": self.cfg.postprocess.to_dict() if self.cfg.postprocess else None,
                 "heartbeat_s": self.cfg.heartbeat_s, "data_hwm": self.cfg.data_hwm,
                 "speed": e.cfg.speed, "rotate_s": 3600.0}  # fmt: skip
