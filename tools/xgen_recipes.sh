@@ -366,3 +366,7 @@ pair111() { FEATURE_CACHE="" pair_od k63 "$1"; mid102 "k63s${1}a"; }  # SEED
 # as K63), its own store storeX5Lh (~17 GB; the disk holds one such store: delete storeX5Lw first)
 k64() { k53 "$@" --features tools/features_w05s.toml --store "$WORK/storeX5Lh"; }  # OUT SEED [option...]
 pair113() { FEATURE_CACHE="" pair_od k64 "$1"; mid102 "k64s${1}a"; }  # SEED
+# Pilot 114 (chooses nothing): K65 = K53 with a 0.1 s window (tools/features_w01s.toml, 8 filters
+# as the defaults), its own store storeX5Ls (~17 GB; the disk holds one such store)
+k65() { k53 "$@" --features tools/features_w01s.toml --store "$WORK/storeX5Ls"; }  # OUT SEED [option...]
+pair114() { FEATURE_CACHE="" pair_od k65 "$1"; mid102 "k65s${1}a"; }  # SEED

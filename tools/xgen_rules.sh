@@ -184,6 +184,8 @@ pilot107() { rule_k53es3 K62 k62; }
 pilot111() { rule_k53es3 K63 k63; }
 # Pilot 113: K64 (K63 with a 0.5 s window)
 pilot113() { rule_k53es3 K64 k64; }
+# Pilot 114: K65 (K53 with a 0.1 s window)
+pilot114() { rule_k53es3 K65 k65; }
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json
