@@ -381,6 +381,23 @@ def test_lsl_bed_equals_offline(files, tmp_path):
     assert (tmp_path / "out" / "amp" / "amp.index.json").exists()
 
 
+def _bed_a_equals_offline(tmp_path: Path, files: dict, model: Path, res) -> None:
+    """Bed ``a`` served with ``model`` at max speed writes the offline result ``res``'s outputs
+    byte for byte, and the service stops cleanly under SIGTERM."""
+    from rt_eeg.outputs import write_outputs
+
+    write_outputs(tmp_path / "off", files["a"].stem, res.decisions, res.duration)
+    cfg = _write_config(tmp_path, {**files, "model": model}, {"a": "max"})
+    serve = Serve(cfg)
+    try:
+        serve.until(lambda: _finished(serve, "a"), 90, "bed a never finished")
+    finally:
+        code = serve.stop()
+    assert code == 128 + signal.SIGTERM
+    stem = files["a"].stem
+    assert _outputs(tmp_path / "out" / "a", stem) == _outputs(tmp_path / "off", stem)
+
+
 def test_bed_with_cross_channel_table_in_the_model_folder_equals_offline(files, tmp_path):
     """A [cross_channel] table in the model's postprocess.toml reaches every bed's postprocessor:
     the ward's outputs equal the offline detector's with the same model folder, byte for byte."""
@@ -390,7 +407,6 @@ def test_bed_with_cross_channel_table_in_the_model_folder_equals_offline(files, 
     from rt_eeg.cross_channel import CrossChannelConfig
     from rt_eeg.decoder import Decoder
     from rt_eeg.detector import detect_recording
-    from rt_eeg.outputs import write_outputs
     from rt_eeg.postprocess import PostprocessConfig
 
     # Hand-made weights (as the pipeline's test): score = sigmoid(20 * (logit of the newest
@@ -420,17 +436,7 @@ def test_bed_with_cross_channel_table_in_the_model_folder_equals_offline(files, 
     assert "seiz" in labels and "bckg" in labels
     plain = detect_recording(files["a"], decoder, post.replace(cross_channel=None)).decisions
     assert labels != [d.label for d in plain]
-    write_outputs(tmp_path / "off", files["a"].stem, res.decisions, res.duration)
-
-    cfg = _write_config(tmp_path, {**files, "model": model}, {"a": "max"})
-    serve = Serve(cfg)
-    try:
-        serve.until(lambda: _finished(serve, "a"), 90, "bed a never finished")
-    finally:
-        code = serve.stop()
-    assert code == 128 + signal.SIGTERM
-    stem = files["a"].stem
-    assert _outputs(tmp_path / "out" / "a", stem) == _outputs(tmp_path / "off", stem)
+    _bed_a_equals_offline(tmp_path, files, model, res)
 
 
 def test_bed_runs_a_model_with_its_own_feature_settings_equal_to_offline(files, tmp_path):
@@ -441,7 +447,6 @@ def test_bed_runs_a_model_with_its_own_feature_settings_equal_to_offline(files, 
     from rt_eeg.decoder import Decoder, write_untrained_model
     from rt_eeg.detector import detect_recording
     from rt_eeg.features import FeatureConfig
-    from rt_eeg.outputs import write_outputs
     from rt_eeg.postprocess import PostprocessConfig
 
     w1s = FeatureConfig(window_samples=250, buffer_samples=275, n_fft=256, n_filters=16)
@@ -454,14 +459,4 @@ def test_bed_runs_a_model_with_its_own_feature_settings_equal_to_offline(files, 
     save_postprocess_config(model, post)
     res = detect_recording(files["a"], dec, post)
     assert {"seiz", "bckg"} <= {d.label for d in res.decisions}
-    write_outputs(tmp_path / "off", files["a"].stem, res.decisions, res.duration)
-
-    cfg = _write_config(tmp_path, {**files, "model": model}, {"a": "max"})
-    serve = Serve(cfg)
-    try:
-        serve.until(lambda: _finished(serve, "a"), 90, "bed a never finished")
-    finally:
-        code = serve.stop()
-    assert code == 128 + signal.SIGTERM
-    stem = files["a"].stem
-    assert _outputs(tmp_path / "out" / "a", stem) == _outputs(tmp_path / "off", stem)
+    _bed_a_equals_offline(tmp_path, files, model, res)
