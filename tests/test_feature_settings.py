@@ -203,7 +203,7 @@ def test_settings_the_system_cannot_run_are_refused_with_one_line(recording, tmp
     from rt_eeg.pipeline.supervisor import Supervisor
 
     check_runnable(W1S)
-    for bad in (FeatureConfig(sfreq=200.0), FeatureConfig(frame_samples=20, diff_energy_frames=9)):
+    for bad in (FeatureConfig(sfreq=200.0), FeatureConfig(frame_samples=20)):
         with pytest.raises(RtEegError, match="cannot run"):
             check_runnable(bad)
     bad = FeatureConfig(sfreq=200.0)
