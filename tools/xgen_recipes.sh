@@ -370,3 +370,7 @@ pair113() { FEATURE_CACHE="" pair_od k64 "$1"; mid102 "k64s${1}a"; }  # SEED
 # as the defaults), its own store storeX5Ls (~17 GB; the disk holds one such store)
 k65() { k53 "$@" --features tools/features_w01s.toml --store "$WORK/storeX5Ls"; }  # OUT SEED [option...]
 pair114() { FEATURE_CACHE="" pair_od k65 "$1"; mid102 "k65s${1}a"; }  # SEED
+# Pilot 115 (chooses nothing): K66 = K53 mining the hardest sixteenth of its candidates
+# (--hard-pool 16 against 4), the default features (the feature cache serves the judging)
+k66() { k53 "$@" --hard-pool 16; }  # OUT SEED [option...]
+pair115() { pair_od k66 "$1"; mid102 "k66s${1}a"; }  # SEED

@@ -186,6 +186,8 @@ pilot111() { rule_k53es3 K63 k63; }
 pilot113() { rule_k53es3 K64 k64; }
 # Pilot 114: K65 (K53 with a 0.1 s window)
 pilot114() { rule_k53es3 K65 k65; }
+# Pilot 115: K66 (K53 with --hard-pool 16)
+pilot115() { rule_k53es3 K66 k66; }
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json
