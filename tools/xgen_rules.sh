@@ -175,7 +175,8 @@ pilot104() {
 rule_k53es3() {  # LABEL PREFIX
   local s
   for s in _sel5mo _sel5o; do
-    RULE_REF=k53es RULE_SEEDS=${RULE_SEEDS:-12 13 14} RULE_TAG=K53EC3 RULE_SUF=$s rule_k53c12 "$1" "$2"
+    RULE_REF=k53es RULE_SEEDS=${RULE_SEEDS:-12 13 14} RULE_TAG=${RULE_TAG:-K53EC3} RULE_SUF=$s \
+      rule_k53c12 "$1" "$2"
   done
 }
 # Pilot 107: K62 (K53 + the seizure-side hinge)
@@ -188,6 +189,10 @@ pilot113() { rule_k53es3 K64 k64; }
 pilot114() { rule_k53es3 K65 k65; }
 # Pilot 115: K66 (K53 with --hard-pool 16)
 pilot115() { rule_k53es3 K66 k66; }
+# Pilot 116: K66 on seeds 12-17 -> recipe_k66_vs_k53ec6_paired_sel5{mo,o}_detf.json
+pilot116() { RULE_SEEDS=${RULE_SEEDS:-12 13 14 15 16 17} RULE_TAG=K53EC6 rule_k53es3 K66 k66; }
+# Pilot 117: K67 (--hard-pool 8) and K68 (--hard-pool 32) on seeds 12-14
+pilot117() { rule_k53es3 K67 k67; rule_k53es3 K68 k68; }
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json
