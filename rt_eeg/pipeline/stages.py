@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections import deque
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -342,6 +343,13 @@ class RelayStage(StageBase):
     def _n_ch(self) -> int:
         return len(self.run["ch_names"])
 
+    @cached_property
+    def features(self):
+        """The model's feature settings (``rt_eeg.features.FeatureConfig``), read at pre-flight."""
+        from rt_eeg.features import FeatureConfig
+
+        return FeatureConfig.from_toml(self.run["features"])
+
     def _max_t0(self) -> float:
         duration = self.run.get("duration")  # None: a live run, no end
         return float("inf") if duration is None else float(duration) + 2.0
@@ -371,11 +379,8 @@ class FeatureStage(RelayStage):
                       streams=frozenset({"source", "supervisor"}))  # fmt: skip
 
     def setup(self) -> None:
-        from rt_eeg.features import FeatureConfig
-
         preload("scipy.fft")  # the LFCC's FFT
 
-        self.cfg = FeatureConfig.from_toml(self.run["features"])  # the model's (pre-flight)
         self.out = Sender(self.socket(zmq.PUSH, "decoder_in", bind=False, hwm=self.run["config"]["data_hwm"]),
                           "features", self.incarnation)  # fmt: skip
         self.fx = None
@@ -388,7 +393,7 @@ class FeatureStage(RelayStage):
             # Fresh state (first start, restart, or a gap in a live stream): feature times
             # count from this frame. Features never bridge a gap; what is pending is dropped.
             self.reset = self.incarnation > 0 or self.fx is not None
-            self.fx = StreamingFeatures(msg.payload.shape[1], self.cfg)
+            self.fx = StreamingFeatures(msg.payload.shape[1], self.features)
             self.origin = float(msg.header["t0"])
         feats, times = self.fx.push(msg.payload)
         self._send(feats, times, msg.header.get("t_emit", time.time()))
@@ -419,21 +424,17 @@ class DecoderStage(RelayStage):
     name, in_name = "decoder", "decoder_in"
 
     def expect(self) -> Expect:
-        from rt_eeg.features import FeatureConfig
-
-        n_features = FeatureConfig.from_toml(self.run["features"]).n_features
-        return Expect("features", (self._n_ch(), n_features), step_s=0.1,
+        return Expect("features", (self._n_ch(), self.features.n_features), step_s=0.1,
                       max_t0=self._max_t0(), max_jump_s=self._max_jump_s(), streams=frozenset({"features", "supervisor"}))  # fmt: skip
 
     def setup(self) -> None:
         from rt_eeg.decoder import Decoder, FrameFeed
-        from rt_eeg.features import FeatureConfig
 
         # The input is already bound (RelayStage.main): features queue up while the model
         # loads, and the source does not wait for this stage's ready (supervisor GO_AFTER).
         # The run's settings, not 'model': a folder changed since pre-flight is refused.
         self.decoder = Decoder(self.run["model"], device=self.run["config"]["device"],
-                               feature_config=FeatureConfig.from_toml(self.run["features"]))  # fmt: skip
+                               feature_config=self.features)  # fmt: skip
         self.out = Sender(self.socket(zmq.PUSH, "postprocess_in", bind=False, hwm=self.run["config"]["data_hwm"]),
                           "decoder", self.incarnation)  # fmt: skip
         self.reset = self.incarnation > 0
