@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 import pytest
+from train_helpers import both_labels_point
 
 from rt_eeg.errors import RtEegError
 from rt_eeg.features import FeatureConfig, compute_features
@@ -156,17 +157,6 @@ def test_tuning_onsets_count_the_models_own_lookahead(tmp_path):
     assert onsets["w1s"] - onsets["default"] == pytest.approx(W1S.delay_s - FeatureConfig().delay_s, abs=1e-3)
 
 
-def _both_labels(res):
-    """A postprocess point that calls both labels on ``res``'s scores (an untrained model's
-    scores are flat: a threshold at their median makes every rule decide)."""
-    from rt_eeg.postprocess import PostprocessConfig
-
-    scores = np.array([d.score for d in res.decisions if d.label != "na"])
-    thr = float(np.median(scores))
-    return PostprocessConfig(threshold_on=thr, threshold_off=thr - 1e-6, onset_epochs=1,
-                             offset_epochs=1, min_duration_epochs=1)  # fmt: skip
-
-
 def test_replay_runs_the_models_own_settings_equal_to_offline(recording, models, tmp_path):
     """The feature stage computes the model's settings (read once at pre-flight): the live
     outputs equal the offline detector's byte for byte, and the run's metrics state the model's
@@ -178,7 +168,7 @@ def test_replay_runs_the_models_own_settings_equal_to_offline(recording, models,
     from rt_eeg.pipeline.supervisor import Supervisor
 
     dec = Decoder(models[1], device="cpu", feature_config="model")
-    post = _both_labels(detect_recording(recording, dec))
+    post = both_labels_point(detect_recording(recording, dec))
     res = detect_recording(recording, dec, post)
     assert {"seiz", "bckg"} <= {d.label for d in res.decisions}
     write_outputs(tmp_path / "off", recording.stem, res.decisions, res.duration)

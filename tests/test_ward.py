@@ -443,19 +443,17 @@ def test_bed_runs_a_model_with_its_own_feature_settings_equal_to_offline(files, 
     """A model trained with other LFCC settings (a 1 s analysis window, ``rt-eeg train
     --features``): the service reads them at pre-flight and every bed computes them, so the
     ward's outputs equal the offline detector's (which adopts the model's settings)."""
+    from train_helpers import both_labels_point
+
     from rt_eeg.config import save_postprocess_config
     from rt_eeg.decoder import Decoder, write_untrained_model
     from rt_eeg.detector import detect_recording
     from rt_eeg.features import FeatureConfig
-    from rt_eeg.postprocess import PostprocessConfig
 
     w1s = FeatureConfig(window_samples=250, buffer_samples=275, n_fft=256, n_filters=16)
     model = write_untrained_model(tmp_path / "w1s", seed=3, feature_config=w1s)
     dec = Decoder(model, device="cpu", feature_config="model")
-    scores = [d.score for d in detect_recording(files["a"], dec).decisions if d.label != "na"]
-    thr = float(np.median(scores))  # flat untrained scores: the median makes both labels
-    post = PostprocessConfig(threshold_on=thr, threshold_off=thr - 1e-6, onset_epochs=1,
-                             offset_epochs=1, min_duration_epochs=1)  # fmt: skip
+    post = both_labels_point(detect_recording(files["a"], dec))
     save_postprocess_config(model, post)
     res = detect_recording(files["a"], dec, post)
     assert {"seiz", "bckg"} <= {d.label for d in res.decisions}

@@ -1,5 +1,6 @@
 """What the training tests share: synthetic LFCC-like recordings, a tiny training config, a
-tiny TUSZ-like corpus, and two trainings for a reproducibility check."""
+tiny TUSZ-like corpus, two trainings for a reproducibility check, and a postprocess point that
+makes an untrained model call both labels."""
 
 from __future__ import annotations
 
@@ -112,3 +113,14 @@ def small_store(tmp_path_factory) -> tuple[FeatureStore, list[RecordingFeatures]
         for r in recs:
             w.add(r)
     return FeatureStore(path), recs
+
+
+def both_labels_point(result):
+    """A postprocess point that calls both labels on ``result``'s scores (a ``detect_recording``
+    result): an untrained model's scores are flat, so a threshold at their median makes every
+    rule decide."""
+    from rt_eeg.postprocess import PostprocessConfig
+
+    thr = float(np.median([d.score for d in result.decisions if d.label != "na"]))
+    return PostprocessConfig(threshold_on=thr, threshold_off=thr - 1e-6, onset_epochs=1,
+                             offset_epochs=1, min_duration_epochs=1)  # fmt: skip
