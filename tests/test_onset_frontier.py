@@ -71,3 +71,33 @@ def test_another_suffix_and_a_cusum_point(tmp_path):
     assert d["models"]["m"]["earliest_within"]["point"] == "top-2 >= 0.98 cusum 4"
     assert d["models"]["m"]["latency_gain_s"] == 4.0
     assert onset_frontier.main(["m", "--results", str(tmp_path)]) == 2  # no _sel5o file there
+
+
+def test_matched_onsets_compare_at_the_lower_best(tmp_path, capsys):
+    """--matched (pilot 116): the reference finds more (50 %) than the candidate (44 %); both are
+    read at >= 44 %, where the reference's earliest point (45 % at 10 s) is 1 s behind the
+    candidate's (44 % at 9 s), not at their best points (12 s against 9 s)."""
+    _write(tmp_path, "ref", [_trial(50.0, 12.0), _trial(45.0, 10.0, confirm=1),
+                             _trial(43.0, 6.0, confirm=1), _trial(60.0, 3.0, fa=7.0)])  # fmt: skip
+    _write(tmp_path, "cand", [_trial(44.0, 9.0), _trial(40.0, 5.0, confirm=1)])
+    out = tmp_path / "matched.json"
+    argv = ["--results", str(tmp_path), "--out", str(out), "--matched", "ref:cand"]
+    assert onset_frontier.main(argv) == 0
+    m = json.loads(out.read_text())["pairs"]["ref:cand"]
+    assert m["floor"] == 44.0
+    assert (m["reference"]["select_v2"], m["reference"]["latency_s"]) == (45.0, 10.0)
+    assert (m["candidate"]["select_v2"], m["candidate"]["latency_s"]) == (44.0, 9.0)
+    assert m["onset_difference_s"] == -1.0
+    assert json.loads(out.read_text())["mean_onset_difference_s"] == -1.0
+    assert "(-1.00 s)" in capsys.readouterr().out
+
+
+def test_matched_pairs_that_cannot_be_read_are_one_line(tmp_path, capsys):
+    _write(tmp_path, "ref", [_trial(50.0, 12.0)])
+    assert onset_frontier.main(["--results", str(tmp_path), "--matched", "ref"]) == 2
+    assert "expected REF:CAND" in capsys.readouterr().err
+    assert onset_frontier.main(["--results", str(tmp_path), "--matched", "ref:absent"]) == 2
+    assert "operating_point_absent_sel5o.trials.json.gz" in capsys.readouterr().err
+    _write(tmp_path, "none", [_trial(50.0, 3.0, fa=9.0)])
+    assert onset_frontier.main(["--results", str(tmp_path), "--matched", "ref:none"]) == 2
+    assert "ref:none: no eligible point" in capsys.readouterr().err
