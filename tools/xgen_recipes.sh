@@ -377,7 +377,7 @@ pair115() { pair_od k66 "$1"; mid102 "k66s${1}a"; }  # SEED
 # Pilot 116 (chooses nothing): K66's seeds 15-17 (pair115), judged without the feature cache (the
 # cache refill and storeX5L do not fit the disk together). Pilot 117 (chooses nothing): the dose
 # bracket, K67 = K53 with --hard-pool 8 and K68 with --hard-pool 32
-pair116() { FEATURE_CACHE="" pair115 "$1"; }  # SEED
+pair116() { FEATURE_CACHE="" pair115 "$1"; }  # SEED (pilot 118: seeds 18-20 too)
 k67() { k53 "$@" --hard-pool 8; }  # OUT SEED [option...]
 k68() { k53 "$@" --hard-pool 32; }  # OUT SEED [option...]
 pair117() { FEATURE_CACHE="" pair_od "$1" "$2"; mid102 "${1}s${2}a"; }  # RECIPE SEED

@@ -193,6 +193,17 @@ pilot115() { rule_k53es3 K66 k66; }
 pilot116() { RULE_SEEDS=${RULE_SEEDS:-12 13 14 15 16 17} RULE_TAG=K53EC6 rule_k53es3 K66 k66; }
 # Pilot 117: K67 (--hard-pool 8) and K68 (--hard-pool 32) on seeds 12-14
 pilot117() { rule_k53es3 K67 k67; rule_k53es3 K68 k68; }
+# Pilot 118: K66 on seeds 12-20 -> recipe_k66_vs_k53ec9_paired_sel5{mo,o}_detf.json and the
+# onsets at matched sensitivity, onset_matched_k66_vs_k53ec9_sel5{mo,o}.json
+pilot118() {
+  local s seeds=${RULE_SEEDS:-12 13 14 15 16 17 18 19 20} pairs=()
+  RULE_SEEDS=$seeds RULE_TAG=K53EC9 rule_k53es3 K66 k66
+  for s in $seeds; do pairs+=("k53es${s}a:k66s${s}a"); done
+  for s in _sel5mo _sel5o; do
+    python tools/onset_frontier.py --suffix "$s" --matched "${pairs[@]}" \
+      --out "tools/results/onset_matched_k66_vs_k53ec9${s}.json"
+  done
+}
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json
