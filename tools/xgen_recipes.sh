@@ -381,3 +381,7 @@ pair116() { FEATURE_CACHE="" pair115 "$1"; }  # SEED (pilot 118: seeds 18-20 too
 k67() { k53 "$@" --hard-pool 8; }  # OUT SEED [option...]
 k68() { k53 "$@" --hard-pool 32; }  # OUT SEED [option...]
 pair117() { FEATURE_CACHE="" pair_od "$1" "$2"; mid102 "${1}s${2}a"; }  # RECIPE SEED
+# Pilot 119 (chooses nothing): K69 = K61 (seizure-row distillation from k53es15a-20a) with K66's
+# --hard-pool 16: do their onset gains add? Seeds 12-14, without the feature cache
+k69() { TEACHER_REF=k53es k58 "$@" --distill-rows seizure --hard-pool 16; }  # OUT SEED [option...]
+pair119() { FEATURE_CACHE="" pair_od k69 "$1"; mid102 "k69s${1}a"; }  # SEED

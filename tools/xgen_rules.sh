@@ -204,6 +204,18 @@ pilot118() {
       --out "tools/results/onset_matched_k66_vs_k53ec9${s}.json"
   done
 }
+# Pilot 119: K69 (K61 + --hard-pool 16) on seeds 12-14, and its onsets at matched sensitivity
+# against K53, K61 and K66 on the same seeds -> onset_matched_k69_vs_{k53ec3,k61,k66}_sel5mo.json
+pilot119() {
+  local s ref pairs
+  rule_k53es3 K69 k69
+  for ref in k53es k61s k66s; do
+    pairs=()
+    for s in 12 13 14; do pairs+=("${ref}${s}a:k69s${s}a"); done
+    python tools/onset_frontier.py --suffix _sel5mo --matched "${pairs[@]}" \
+      --out "tools/results/onset_matched_k69_vs_${ref%s}$([ "$ref" = k53es ] && echo c3)_sel5mo.json"
+  done
+}
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json
