@@ -30,6 +30,8 @@ import sys
 from pathlib import Path
 
 VOICES = ("SS", "XS", "XCC", "XT3", "XT4")
+#: The protocol's limits on an eligible point (mean FA/24 h, flagged-time ratio, OD FA/24 h).
+LIMITS = {"max_fa": 5.0, "max_flag_ratio": 2.0, "max_od_fa": 1.0}
 
 
 def _row(trial: dict) -> dict:
@@ -58,14 +60,13 @@ def _choose(trials: list[dict], within: float, max_fa: float, max_flag_ratio: fl
     return best, timed[choose_trial(timed, max_fa, sens_slack=within, **kw)]
 
 
-def frontier(trials: list[dict], within: float, *, max_fa: float = 5.0, max_flag_ratio: float = 2.0,
-             max_od_fa: float = 1.0) -> dict | None:  # fmt: skip
+def frontier(trials: list[dict], within: float, **limits) -> dict | None:
     """``{best, earliest_within, latency_gain_s}`` by the protocol's own choice
     (:func:`rt_eeg.tuning.choose_trial`; ``within`` is its latency clause's ``sens_slack``), among
     the trials whose every voice detected something (a latency to compare); None when no trial
-    meets the limits. ``trials``: a voice-averaged pool (``sensitivity``, ``fa_per_24h`` and
+    meets the limits (:data:`LIMITS`, each overridable by keyword). ``trials``: a voice-averaged pool (``sensitivity``, ``fa_per_24h`` and
     ``latency_median_s`` the means over ``corpora``; OD in ``bounds``)."""
-    chosen = _choose(trials, within, max_fa, max_flag_ratio, max_od_fa)
+    chosen = _choose(trials, within, **(LIMITS | limits))
     if chosen is None:
         return None
     b, e = _row(chosen[0]), _row(chosen[1])
@@ -77,7 +78,7 @@ def matched(ref: list[dict], cand: list[dict], **limits) -> dict | None:
     of :func:`frontier`) at or above ``floor``, the lower of their best SELECT v2 figures;
     ``{floor, reference, candidate, onset_difference_s}`` (candidate minus reference), or None
     when either has no eligible point."""
-    limits = {"max_fa": 5.0, "max_flag_ratio": 2.0, "max_od_fa": 1.0} | limits
+    limits = LIMITS | limits
     bests = [_choose(t, 0.0, **limits) for t in (ref, cand)]
     if None in bests:
         return None
@@ -131,9 +132,8 @@ def main(argv=None) -> int:
                     help="compare each pair's onsets at the lower of their best SELECT v2 figures")
     ap.add_argument("--results", default="tools/results", help="folder of the trials files")
     ap.add_argument("--within", type=float, default=3.0, help="SELECT v2 points given up at most")
-    ap.add_argument("--max-fa", type=float, default=5.0)
-    ap.add_argument("--max-flag-ratio", type=float, default=2.0)
-    ap.add_argument("--max-od-fa", type=float, default=1.0)
+    for key, value in LIMITS.items():
+        ap.add_argument("--" + key.replace("_", "-"), type=float, default=value)
     ap.add_argument("--suffix", default="_sel5o",
                     help="the trials files' suffix: operating_point_K{SUFFIX}.trials.json.gz (default _sel5o)")
     ap.add_argument("--out", help="JSON to write")
