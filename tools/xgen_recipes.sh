@@ -371,7 +371,8 @@ pair113() { FEATURE_CACHE="" pair_od k64 "$1"; mid102 "k64s${1}a"; }  # SEED
 k65() { k53 "$@" --features tools/features_w01s.toml --store "$WORK/storeX5Ls"; }  # OUT SEED [option...]
 pair114() { FEATURE_CACHE="" pair_od k65 "$1"; mid102 "k65s${1}a"; }  # SEED
 # Pilot 115 (chooses nothing): K66 = K53 mining the hardest sixteenth of its candidates
-# (--hard-pool 16 against 4), the default features (the feature cache serves the judging)
+# (--hard-pool 16 against 4), the default features (pilot 115 judged with the feature cache;
+# pilots 116-119 without it)
 k66() { k53 "$@" --hard-pool 16; }  # OUT SEED [option...]
 pair115() { pair_od k66 "$1"; mid102 "k66s${1}a"; }  # SEED
 # Pilot 116 (chooses nothing): K66's seeds 15-17 (pair115), judged without the feature cache (the
