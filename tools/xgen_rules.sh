@@ -82,10 +82,10 @@ paired6f_vs_k15p() {  # LABEL K_SEED3 K_SEED0 K_SEED1 K_SEED2 K_SEED4 K_SEED5
 # RULE_SEEDS="12 13 14 15 16 17" RULE_TAG=K15C12 for fresh seeds). Both sides are named by seed:
 # the reference k15psNa, the candidate PREFIXsNa. RULE_OUT: a suffix for the output's name (e.g.
 # _s12-14 when a pilot is read on more seeds than it first was).
-rule_k15c6() {  # LABEL PREFIX
+rule_k15c6() {  # LABEL PREFIX   (RULE_MEANS: --paired-means, amendment 64's by default)
   local -a seeds=(${RULE_SEEDS:-6 7 8 9 10 11})
   PAIRED_REF="$(printf "${RULE_REF:-k15ps}%sa " "${seeds[@]}")" PAIRED_TAG=${RULE_TAG:-K15C6} \
-    PAIRED_RULE="--paired-means=-2:6.4:1:99:0:99" SUF=${RULE_SUF:-_sel5f} OUT_SUF=_detf${RULE_OUT:-} \
+    PAIRED_RULE="--paired-means=${RULE_MEANS:--2:6.4:1:99:0:99}" SUF=${RULE_SUF:-_sel5f} OUT_SUF=_detf${RULE_OUT:-} \
     PAIRED_EXTRA="--det-max-flag-ratio 2" paired_vs_k15r "$1" $(printf "$2s%sa " "${seeds[@]}")
 }
 rule64() { rule_k15c6 K37C k37; }
@@ -214,6 +214,22 @@ pilot119() {
     for s in 12 13 14; do pairs+=("${ref}${s}a:k69s${s}a"); done
     python tools/onset_frontier.py --suffix _sel5mo --matched "${pairs[@]}" \
       --out "tools/results/onset_matched_k69_vs_${ref%s}$([ "$ref" = k53es ] && echo c3)_sel5mo.json"
+  done
+}
+# The K66 amendment's rule (RULE_SEEDS: the pairs finished): amendment 94's means, or the onset
+# path pilot 118 read (2 s earlier at no more than 3 points lower, DET >= -2), at _sel5mo with
+# _sel5o beside it; the onsets at matched sensitivity (pilot 118's second onset clause, read from
+# onset_matched_*) -> recipe_k66_vs_k53c6_paired_sel5{mo,o}_detf.json, onset_matched_k66_vs_k53c6_*
+rule_k66a() {
+  local s suf seeds=${RULE_SEEDS:-15 16 17 18 19 20} pairs=()
+  for suf in _sel5mo _sel5o; do
+    RULE_REF=k53s RULE_SEEDS=$seeds RULE_TAG=K53C6 RULE_SUF=$suf \
+      RULE_MEANS="-2:6.4:1:2:3:-2" rule_k53c12 K66 k66
+  done
+  for s in $seeds; do pairs+=("k53s${s}a:k66s${s}a"); done
+  for suf in _sel5mo _sel5o; do
+    python tools/onset_frontier.py --suffix "$suf" --matched "${pairs[@]}" \
+      --out "tools/results/onset_matched_k66_vs_k53c6${suf}.json"
   done
 }
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
