@@ -64,8 +64,9 @@ def frontier(trials: list[dict], within: float, **limits) -> dict | None:
     """``{best, earliest_within, latency_gain_s}`` by the protocol's own choice
     (:func:`rt_eeg.tuning.choose_trial`; ``within`` is its latency clause's ``sens_slack``), among
     the trials whose every voice detected something (a latency to compare); None when no trial
-    meets the limits (:data:`LIMITS`, each overridable by keyword). ``trials``: a voice-averaged pool (``sensitivity``, ``fa_per_24h`` and
-    ``latency_median_s`` the means over ``corpora``; OD in ``bounds``)."""
+    meets the limits (:data:`LIMITS`, each overridable by keyword). ``trials``: a voice-averaged
+    pool (``sensitivity``, ``fa_per_24h`` and ``latency_median_s`` the means over ``corpora``; OD
+    in ``bounds``)."""
     chosen = _choose(trials, within, **(LIMITS | limits))
     if chosen is None:
         return None

@@ -193,43 +193,39 @@ pilot115() { rule_k53es3 K66 k66; }
 pilot116() { RULE_SEEDS=${RULE_SEEDS:-12 13 14 15 16 17} RULE_TAG=K53EC6 rule_k53es3 K66 k66; }
 # Pilot 117: K67 (--hard-pool 8) and K68 (--hard-pool 32) on seeds 12-14
 pilot117() { rule_k53es3 K67 k67; rule_k53es3 K68 k68; }
+# Onsets at matched sensitivity (tools/onset_frontier.py --matched, pilot 116's addendum): each
+# seed's REFsNa against CANDsNa at the SUF points -> tools/results/onset_matched_OUT{SUF}.json
+matched_onsets() {  # SUF REF_PREFIX CAND_PREFIX OUT SEED...
+  local suf=$1 ref=$2 cand=$3 out=$4 s pairs=(); shift 4
+  for s in "$@"; do pairs+=("${ref}${s}a:${cand}${s}a"); done
+  python tools/onset_frontier.py --suffix "$suf" --matched "${pairs[@]}" \
+    --out "tools/results/onset_matched_${out}${suf}.json"
+}
 # Pilot 118: K66 on seeds 12-20 -> recipe_k66_vs_k53ec9_paired_sel5{mo,o}_detf.json and the
 # onsets at matched sensitivity, onset_matched_k66_vs_k53ec9_sel5{mo,o}.json
 pilot118() {
-  local s seeds=${RULE_SEEDS:-12 13 14 15 16 17 18 19 20} pairs=()
+  local suf seeds=${RULE_SEEDS:-12 13 14 15 16 17 18 19 20}
   RULE_SEEDS=$seeds RULE_TAG=K53EC9 rule_k53es3 K66 k66
-  for s in $seeds; do pairs+=("k53es${s}a:k66s${s}a"); done
-  for s in _sel5mo _sel5o; do
-    python tools/onset_frontier.py --suffix "$s" --matched "${pairs[@]}" \
-      --out "tools/results/onset_matched_k66_vs_k53ec9${s}.json"
-  done
+  for suf in _sel5mo _sel5o; do matched_onsets "$suf" k53es k66s k66_vs_k53ec9 $seeds; done
 }
 # Pilot 119: K69 (K61 + --hard-pool 16) on seeds 12-14, and its onsets at matched sensitivity
 # against K53, K61 and K66 on the same seeds -> onset_matched_k69_vs_{k53ec3,k61,k66}_sel5mo.json
 pilot119() {
-  local s ref pairs
   rule_k53es3 K69 k69
-  for ref in k53es k61s k66s; do
-    pairs=()
-    for s in 12 13 14; do pairs+=("${ref}${s}a:k69s${s}a"); done
-    python tools/onset_frontier.py --suffix _sel5mo --matched "${pairs[@]}" \
-      --out "tools/results/onset_matched_k69_vs_${ref%s}$([ "$ref" = k53es ] && echo c3)_sel5mo.json"
-  done
+  matched_onsets _sel5mo k53es k69s k69_vs_k53ec3 12 13 14
+  matched_onsets _sel5mo k61s k69s k69_vs_k61 12 13 14
+  matched_onsets _sel5mo k66s k69s k69_vs_k66 12 13 14
 }
 # The K66 amendment's rule (RULE_SEEDS: the pairs finished): amendment 94's means, or the onset
 # path pilot 118 read (2 s earlier at no more than 3 points lower, DET >= -2), at _sel5mo with
 # _sel5o beside it; the onsets at matched sensitivity (pilot 118's second onset clause, read from
 # onset_matched_*) -> recipe_k66_vs_k53c6_paired_sel5{mo,o}_detf.json, onset_matched_k66_vs_k53c6_*
 rule_k66a() {
-  local s suf seeds=${RULE_SEEDS:-15 16 17 18 19 20} pairs=()
+  local suf seeds=${RULE_SEEDS:-15 16 17 18 19 20}
   for suf in _sel5mo _sel5o; do
     RULE_REF=k53s RULE_SEEDS=$seeds RULE_TAG=K53C6 RULE_SUF=$suf \
       RULE_MEANS="-2:6.4:1:2:3:-2" rule_k53c12 K66 k66
-  done
-  for s in $seeds; do pairs+=("k53s${s}a:k66s${s}a"); done
-  for suf in _sel5mo _sel5o; do
-    python tools/onset_frontier.py --suffix "$suf" --matched "${pairs[@]}" \
-      --out "tools/results/onset_matched_k66_vs_k53c6${suf}.json"
+    matched_onsets "$suf" k53s k66s k66_vs_k53c6 $seeds
   done
 }
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
