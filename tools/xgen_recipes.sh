@@ -384,8 +384,8 @@ k68() { k53 "$@" --hard-pool 32; }  # OUT SEED [option...]
 pair117() { FEATURE_CACHE="" pair_od "$1" "$2"; mid102 "${1}s${2}a"; }  # RECIPE SEED
 # The K66 amendment pilot 118 owes (the Intel class, where the default trains; its protocol entry
 # is written in the session that runs it, before any K66 seed there is trained): K53's seed N
-# there (k53sNa, trained unless present) and K66's (k66sNa), each judge_od, both mid102; seeds
-# 15-20 in that order, then rule_k66a (xgen_rules.sh)
+# there (k53sNa, trained unless present) and K66's (k66sNa), each judge_od, both mid102; fresh
+# seeds 21-26 in that order, then rule_k66a (xgen_rules.sh)
 pair_k66a() { pair_od k53 "$1"; pair_od k66 "$1"; mid102 "k53s${1}a" "k66s${1}a"; }  # SEED
 # Pilot 119 (chooses nothing): K69 = K61 (seizure-row distillation from k53es15a-20a) with K66's
 # --hard-pool 16: do their onset gains add? Seeds 12-14, without the feature cache

@@ -216,12 +216,13 @@ pilot119() {
   matched_onsets _sel5mo k61s k69s k69_vs_k61 12 13 14
   matched_onsets _sel5mo k66s k69s k69_vs_k66 12 13 14
 }
-# The K66 amendment's rule (RULE_SEEDS: the pairs finished): amendment 94's means, or the onset
+# The K66 amendment's rule (RULE_SEEDS: the pairs finished; fresh seeds 21-26, since seeds 12-20
+# made the hypothesis on the AMD class): amendment 94's means, or the onset
 # path pilot 118 read (2 s earlier at no more than 3 points lower, DET >= -2), at _sel5mo with
 # _sel5o beside it; the onsets at matched sensitivity (pilot 118's second onset clause, read from
 # onset_matched_*) -> recipe_k66_vs_k53c6_paired_sel5{mo,o}_detf.json, onset_matched_k66_vs_k53c6_*
 rule_k66a() {
-  local suf seeds=${RULE_SEEDS:-15 16 17 18 19 20}
+  local suf seeds=${RULE_SEEDS:-21 22 23 24 25 26}
   for suf in _sel5mo _sel5o; do
     RULE_REF=k53s RULE_SEEDS=$seeds RULE_TAG=K53C6 RULE_SUF=$suf \
       RULE_MEANS="-2:6.4:1:2:3:-2" rule_k53c12 K66 k66
