@@ -391,3 +391,7 @@ pair_k66a() { pair_od k53 "$1"; pair_od k66 "$1"; mid102 "k53s${1}a" "k66s${1}a"
 # --hard-pool 16: do their onset gains add? Seeds 12-14, without the feature cache
 k69() { TEACHER_REF=k53es k58 "$@" --distill-rows seizure --hard-pool 16; }  # OUT SEED [option...]
 pair119() { FEATURE_CACHE="" pair_od k69 "$1"; mid102 "k69s${1}a"; }  # SEED
+# Pilot 121 (chooses nothing): K70 = K69 at half the teachers' share (--distill-weight 0.25): does
+# the DET K69 paid come back while its onsets stay? Seeds 12-14, without the feature cache
+k70() { DISTILL_W=0.25 k69 "$@"; }  # OUT SEED [option...]
+pair121() { FEATURE_CACHE="" pair_od k70 "$1"; mid102 "k70s${1}a"; }  # SEED
