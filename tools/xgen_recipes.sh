@@ -395,3 +395,7 @@ pair119() { FEATURE_CACHE="" pair_od k69 "$1"; mid102 "k69s${1}a"; }  # SEED
 # the DET K69 paid come back while its onsets stay? Seeds 12-14, without the feature cache
 k70() { DISTILL_W=0.25 k69 "$@"; }  # OUT SEED [option...]
 pair121() { FEATURE_CACHE="" pair_od k70 "$1"; mid102 "k70s${1}a"; }  # SEED
+# Pilot 122 (chooses nothing): K71 = K66 with amendment 33's onset emphasis (the first 5 s of a
+# seizure drawn 6x; the later --arch replaces k15x5's :3:0.5). Seeds 12-14, without the cache
+k71() { k66 "$@" --arch frame_lstm:context:6:0.5 --onset-epochs 5; }  # OUT SEED [option...]
+pair122() { FEATURE_CACHE="" pair_od k71 "$1"; mid102 "k71s${1}a"; }  # SEED

@@ -225,6 +225,14 @@ pilot121() {
   matched_onsets _sel5mo k66s k70s k70_vs_k66 12 13 14
   matched_onsets _sel5mo k69s k70s k70_vs_k69 12 13 14
 }
+# Pilot 122: K71 (K66 + the onset emphasis on the first 5 s, 6x) on seeds 12-14 ->
+# recipe_k71_vs_k53ec3_paired_sel5{mo,o}_detf.json; onsets at matched sensitivity against K53 and
+# K66 on the same seeds -> onset_matched_k71_vs_{k53ec3,k66}_sel5mo.json
+pilot122() {
+  rule_k53es3 K71 k71
+  matched_onsets _sel5mo k53es k71s k71_vs_k53ec3 12 13 14
+  matched_onsets _sel5mo k66s k71s k71_vs_k66 12 13 14
+}
 # The K66 amendment's rule (RULE_SEEDS: the pairs finished; fresh seeds 21-26, since seeds 12-20
 # made the hypothesis on the AMD class): amendment 94's means, or the onset
 # path pilot 118 read (2 s earlier at no more than 3 points lower, DET >= -2), at _sel5mo with
