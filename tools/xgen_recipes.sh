@@ -381,6 +381,7 @@ pair115() { pair_od k66 "$1"; mid102 "k66s${1}a"; }  # SEED
 pair116() { FEATURE_CACHE="" pair115 "$1"; }  # SEED (pilot 118: seeds 18-20 too)
 k67() { k53 "$@" --hard-pool 8; }  # OUT SEED [option...]
 k68() { k53 "$@" --hard-pool 32; }  # OUT SEED [option...]
+# any recipe's seed so (pilot 117's; pilots 121 and 122 call it)
 pair117() { FEATURE_CACHE="" pair_od "$1" "$2"; mid102 "${1}s${2}a"; }  # RECIPE SEED
 # The K66 amendment pilot 118 owes (the Intel class, where the default trains; its protocol entry
 # is written in the session that runs it, before any K66 seed there is trained): K53's seed N
@@ -394,8 +395,8 @@ pair119() { FEATURE_CACHE="" pair_od k69 "$1"; mid102 "k69s${1}a"; }  # SEED
 # Pilot 121 (chooses nothing): K70 = K69 at half the teachers' share (--distill-weight 0.25): does
 # the DET K69 paid come back while its onsets stay? Seeds 12-14, without the feature cache
 k70() { DISTILL_W=0.25 k69 "$@"; }  # OUT SEED [option...]
-pair121() { FEATURE_CACHE="" pair_od k70 "$1"; mid102 "k70s${1}a"; }  # SEED
+pair121() { pair117 k70 "$1"; }  # SEED
 # Pilot 122 (chooses nothing): K71 = K66 with amendment 33's onset emphasis (the first 5 s of a
 # seizure drawn 6x; the later --arch replaces k15x5's :3:0.5). Seeds 12-14, without the cache
 k71() { k66 "$@" --arch frame_lstm:context:6:0.5 --onset-epochs 5; }  # OUT SEED [option...]
-pair122() { FEATURE_CACHE="" pair_od k71 "$1"; mid102 "k71s${1}a"; }  # SEED
+pair122() { pair117 k71 "$1"; }  # SEED
