@@ -361,15 +361,15 @@ topk106() { EXTEND_FROM=_sel5m extend_od topk_off _sel5t "$@"; }  # K...
 # seed N on this machine (pair_od, mid102, decoded without the feature cache) against pilot
 # 104's k53esNa. Its --store follows k15_joined's, and the last one given wins
 k63() { k53 "$@" --features tools/features_w1s.toml --store "$WORK/storeX5Lw"; }  # OUT SEED [option...]
-pair111() { FEATURE_CACHE="" pair_od k63 "$1"; mid102 "k63s${1}a"; }  # SEED
+pair111() { pair117 k63 "$1"; }  # SEED
 # Pilot 113 (chooses nothing): K64 = K63 with a 0.5 s window (tools/features_w05s.toml, 16 filters
 # as K63), its own store storeX5Lh (~17 GB; the disk holds one such store: delete storeX5Lw first)
 k64() { k53 "$@" --features tools/features_w05s.toml --store "$WORK/storeX5Lh"; }  # OUT SEED [option...]
-pair113() { FEATURE_CACHE="" pair_od k64 "$1"; mid102 "k64s${1}a"; }  # SEED
+pair113() { pair117 k64 "$1"; }  # SEED
 # Pilot 114 (chooses nothing): K65 = K53 with a 0.1 s window (tools/features_w01s.toml, 8 filters
 # as the defaults), its own store storeX5Ls (~17 GB; the disk holds one such store)
 k65() { k53 "$@" --features tools/features_w01s.toml --store "$WORK/storeX5Ls"; }  # OUT SEED [option...]
-pair114() { FEATURE_CACHE="" pair_od k65 "$1"; mid102 "k65s${1}a"; }  # SEED
+pair114() { pair117 k65 "$1"; }  # SEED
 # Pilot 115 (chooses nothing): K66 = K53 mining the hardest sixteenth of its candidates
 # (--hard-pool 16 against 4), the default features (pilot 115 judged with the feature cache;
 # pilots 116-119 without it)
@@ -381,7 +381,7 @@ pair115() { pair_od k66 "$1"; mid102 "k66s${1}a"; }  # SEED
 pair116() { FEATURE_CACHE="" pair115 "$1"; }  # SEED (pilot 118: seeds 18-20 too)
 k67() { k53 "$@" --hard-pool 8; }  # OUT SEED [option...]
 k68() { k53 "$@" --hard-pool 32; }  # OUT SEED [option...]
-# any recipe's seed so (pilot 117's; pilots 121 and 122 call it)
+# any recipe's seed so (pilot 117's; pilots 111, 113, 114, 119, 121 and 122 call it)
 pair117() { FEATURE_CACHE="" pair_od "$1" "$2"; mid102 "${1}s${2}a"; }  # RECIPE SEED
 # The K66 amendment pilot 118 owes (the Intel class, where the default trains; its protocol entry
 # is written in the session that runs it, before any K66 seed there is trained): K53's seed N
@@ -391,7 +391,7 @@ pair_k66a() { pair_od k53 "$1"; pair_od k66 "$1"; mid102 "k53s${1}a" "k66s${1}a"
 # Pilot 119 (chooses nothing): K69 = K61 (seizure-row distillation from k53es15a-20a) with K66's
 # --hard-pool 16: do their onset gains add? Seeds 12-14, without the feature cache
 k69() { TEACHER_REF=k53es k58 "$@" --distill-rows seizure --hard-pool 16; }  # OUT SEED [option...]
-pair119() { FEATURE_CACHE="" pair_od k69 "$1"; mid102 "k69s${1}a"; }  # SEED
+pair119() { pair117 k69 "$1"; }  # SEED
 # Pilot 121 (chooses nothing): K70 = K69 at half the teachers' share (--distill-weight 0.25): does
 # the DET K69 paid come back while its onsets stay? Seeds 12-14, without the feature cache
 k70() { DISTILL_W=0.25 k69 "$@"; }  # OUT SEED [option...]
