@@ -400,3 +400,7 @@ pair121() { pair117 k70 "$1"; }  # SEED
 # seizure drawn 6x; the later --arch replaces k15x5's :3:0.5). Seeds 12-14, without the cache
 k71() { k66 "$@" --arch frame_lstm:context:6:0.5 --onset-epochs 5; }  # OUT SEED [option...]
 pair122() { pair117 k71 "$1"; }  # SEED
+# Pilot 123 (chooses nothing): K72 = K69 with the same emphasis: does seizure-row distillation keep
+# K71's earlier seeds without its collapse? Seeds 12-14, without the cache
+k72() { k69 "$@" --arch frame_lstm:context:6:0.5 --onset-epochs 5; }  # OUT SEED [option...]
+pair123() { pair117 k72 "$1"; }  # SEED
