@@ -381,7 +381,7 @@ class FeatureStage(RelayStage):
     def setup(self) -> None:
         preload("scipy.fft")  # the LFCC's FFT
 
-        self.n_features = self.features.n_features  # the model's settings, parsed before ready
+        _ = self.features  # the model's settings parsed before ready: a bad model fails here, not on a frame
         self.out = Sender(self.socket(zmq.PUSH, "decoder_in", bind=False, hwm=self.run["config"]["data_hwm"]),
                           "features", self.incarnation)  # fmt: skip
         self.fx = None
