@@ -404,3 +404,7 @@ pair122() { pair117 k71 "$1"; }  # SEED
 # K71's earlier seeds without its collapse? Seeds 12-14, without the cache
 k72() { k69 "$@" --arch frame_lstm:context:6:0.5 --onset-epochs 5; }  # OUT SEED [option...]
 pair123() { pair117 k72 "$1"; }  # SEED
+# Pilot 124 (chooses nothing): K73 = K69 taught by K66's seeds 15-20 (earlier-calling teachers):
+# does distillation's DET cost go? Seeds 12-14, without the cache
+k73() { TEACHER_REF=k66s k58 "$@" --distill-rows seizure --hard-pool 16; }  # OUT SEED [option...] (k69 fixes its teachers)
+pair124() { pair117 k73 "$1"; }  # SEED

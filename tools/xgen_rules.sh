@@ -241,6 +241,14 @@ pilot123() {
   matched_onsets _sel5mo k69s k72s k72_vs_k69 12 13 14
   matched_onsets _sel5mo k71s k72s k72_vs_k71 12 13 14
 }
+# Pilot 124: K73 (K69 taught by k66s15a-20a) on seeds 12-14 -> recipe_k73_vs_k53ec3_paired_sel5{mo,o}_detf.json;
+# onsets at matched sensitivity against K53, K66 and K69 -> onset_matched_k73_vs_{k53ec3,k66,k69}_sel5mo.json
+pilot124() {
+  rule_k53es3 K73 k73
+  matched_onsets _sel5mo k53es k73s k73_vs_k53ec3 12 13 14
+  matched_onsets _sel5mo k66s k73s k73_vs_k66 12 13 14
+  matched_onsets _sel5mo k69s k73s k73_vs_k69 12 13 14
+}
 # The K66 amendment's rule (RULE_SEEDS: the pairs finished; fresh seeds 21-26, since seeds 12-20
 # made the hypothesis on the AMD class): amendment 94's means, or the onset
 # path pilot 118 read (2 s earlier at no more than 3 points lower, DET >= -2), at _sel5mo with
