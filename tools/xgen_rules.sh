@@ -208,47 +208,25 @@ pilot118() {
   RULE_SEEDS=$seeds RULE_TAG=K53EC9 rule_k53es3 K66 k66
   for suf in _sel5mo _sel5o; do matched_onsets "$suf" k53es k66s k66_vs_k53ec9 $seeds; done
 }
-# Pilot 119: K69 (K61 + --hard-pool 16) on seeds 12-14, and its onsets at matched sensitivity
-# against K53, K61 and K66 on the same seeds -> onset_matched_k69_vs_{k53ec3,k61,k66}_sel5mo.json
-pilot119() {
-  rule_k53es3 K69 k69
-  matched_onsets _sel5mo k53es k69s k69_vs_k53ec3 12 13 14
-  matched_onsets _sel5mo k61s k69s k69_vs_k61 12 13 14
-  matched_onsets _sel5mo k66s k69s k69_vs_k66 12 13 14
+# A three-seed pilot against K53 (seeds 12-14, _sel5mo): rule_k53es3 ENTRY RECIPE, then the onsets
+# at matched sensitivity against K53 (onset_matched_RECIPE_vs_k53ec3_sel5mo.json) and against each
+# further recipe named on the same seeds (REF: REFsNa, onset_matched_RECIPE_vs_REF_sel5mo.json)
+pilot_es3() {  # ENTRY RECIPE [REF...]
+  local entry=$1 k=$2 ref; shift 2
+  rule_k53es3 "$entry" "$k"
+  matched_onsets _sel5mo k53es "${k}s" "${k}_vs_k53ec3" 12 13 14
+  for ref in "$@"; do matched_onsets _sel5mo "${ref}s" "${k}s" "${k}_vs_${ref}" 12 13 14; done
 }
-# Pilot 121: K70 (K69 at distillation weight 0.25) on seeds 12-14 ->
-# recipe_k70_vs_k53ec3_paired_sel5{mo,o}_detf.json; onsets at matched sensitivity against K53, K66
-# and K69 on the same seeds -> onset_matched_k70_vs_{k53ec3,k66,k69}_sel5mo.json
-pilot121() {
-  rule_k53es3 K70 k70
-  matched_onsets _sel5mo k53es k70s k70_vs_k53ec3 12 13 14
-  matched_onsets _sel5mo k66s k70s k70_vs_k66 12 13 14
-  matched_onsets _sel5mo k69s k70s k70_vs_k69 12 13 14
-}
-# Pilot 122: K71 (K66 + the onset emphasis on the first 5 s, 6x) on seeds 12-14 ->
-# recipe_k71_vs_k53ec3_paired_sel5{mo,o}_detf.json; onsets at matched sensitivity against K53 and
-# K66 on the same seeds -> onset_matched_k71_vs_{k53ec3,k66}_sel5mo.json
-pilot122() {
-  rule_k53es3 K71 k71
-  matched_onsets _sel5mo k53es k71s k71_vs_k53ec3 12 13 14
-  matched_onsets _sel5mo k66s k71s k71_vs_k66 12 13 14
-}
-# Pilot 123: K72 (K69 + the onset emphasis) on seeds 12-14 -> recipe_k72_vs_k53ec3_paired_sel5{mo,o}_detf.json;
-# onsets at matched sensitivity against K53, K69 and K71 -> onset_matched_k72_vs_{k53ec3,k69,k71}_sel5mo.json
-pilot123() {
-  rule_k53es3 K72 k72
-  matched_onsets _sel5mo k53es k72s k72_vs_k53ec3 12 13 14
-  matched_onsets _sel5mo k69s k72s k72_vs_k69 12 13 14
-  matched_onsets _sel5mo k71s k72s k72_vs_k71 12 13 14
-}
-# Pilot 124: K73 (K69 taught by k66s15a-20a) on seeds 12-14 -> recipe_k73_vs_k53ec3_paired_sel5{mo,o}_detf.json;
-# onsets at matched sensitivity against K53, K66 and K69 -> onset_matched_k73_vs_{k53ec3,k66,k69}_sel5mo.json
-pilot124() {
-  rule_k53es3 K73 k73
-  matched_onsets _sel5mo k53es k73s k73_vs_k53ec3 12 13 14
-  matched_onsets _sel5mo k66s k73s k73_vs_k66 12 13 14
-  matched_onsets _sel5mo k69s k73s k73_vs_k69 12 13 14
-}
+# Pilot 119: K69 (K61 + --hard-pool 16), against K53, K61 and K66
+pilot119() { pilot_es3 K69 k69 k61 k66; }
+# Pilot 121: K70 (K69 at distillation weight 0.25), against K53, K66 and K69
+pilot121() { pilot_es3 K70 k70 k66 k69; }
+# Pilot 122: K71 (K66 + the onset emphasis on the first 5 s, 6x), against K53 and K66
+pilot122() { pilot_es3 K71 k71 k66; }
+# Pilot 123: K72 (K69 + the onset emphasis), against K53, K69 and K71
+pilot123() { pilot_es3 K72 k72 k69 k71; }
+# Pilot 124: K73 (K69 taught by k66s15a-20a), against K53, K66 and K69
+pilot124() { pilot_es3 K73 k73 k66 k69; }
 # The K66 amendment's rule (RULE_SEEDS: the pairs finished; fresh seeds 21-26, since seeds 12-20
 # made the hypothesis on the AMD class): amendment 94's means, or the onset
 # path pilot 118 read (2 s earlier at no more than 3 points lower, DET >= -2), at _sel5mo with
