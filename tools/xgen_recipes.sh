@@ -389,8 +389,9 @@ pair117() { FEATURE_CACHE="" pair_od "$1" "$2"; mid102 "${1}s${2}a"; }  # RECIPE
 # seeds 21-26 in that order, then rule_k66a (xgen_rules.sh)
 pair_k66a() { pair_od k53 "$1"; pair_od k66 "$1"; mid102 "k53s${1}a" "k66s${1}a"; }  # SEED
 # Pilot 119 (chooses nothing): K69 = K61 (seizure-row distillation from k53es15a-20a) with K66's
-# --hard-pool 16: do their onset gains add? Seeds 12-14, without the feature cache
-k69() { TEACHER_REF=k53es k58 "$@" --distill-rows seizure --hard-pool 16; }  # OUT SEED [option...]
+# --hard-pool 16: do their onset gains add? Seeds 12-14, without the feature cache (another
+# TEACHER_REF names other teachers: k73)
+k69() { TEACHER_REF=${TEACHER_REF:-k53es} k58 "$@" --distill-rows seizure --hard-pool 16; }  # OUT SEED [option...]
 pair119() { pair117 k69 "$1"; }  # SEED
 # Pilot 121 (chooses nothing): K70 = K69 at half the teachers' share (--distill-weight 0.25): does
 # the DET K69 paid come back while its onsets stay? Seeds 12-14, without the feature cache
@@ -406,5 +407,5 @@ k72() { k69 "$@" --arch frame_lstm:context:6:0.5 --onset-epochs 5; }  # OUT SEED
 pair123() { pair117 k72 "$1"; }  # SEED
 # Pilot 124 (chooses nothing): K73 = K69 taught by K66's seeds 15-20 (earlier-calling teachers):
 # does distillation's DET cost go? Seeds 12-14, without the cache
-k73() { TEACHER_REF=k66s k58 "$@" --distill-rows seizure --hard-pool 16; }  # OUT SEED [option...] (k69 fixes its teachers)
+k73() { TEACHER_REF=k66s k69 "$@"; }  # OUT SEED [option...]
 pair124() { pair117 k73 "$1"; }  # SEED
