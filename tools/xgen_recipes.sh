@@ -381,7 +381,7 @@ pair115() { pair_od k66 "$1"; mid102 "k66s${1}a"; }  # SEED
 pair116() { FEATURE_CACHE="" pair115 "$1"; }  # SEED (pilot 118: seeds 18-20 too)
 k67() { k53 "$@" --hard-pool 8; }  # OUT SEED [option...]
 k68() { k53 "$@" --hard-pool 32; }  # OUT SEED [option...]
-# any recipe's seed so (pilot 117's; pilots 111, 113, 114, 119, 121 and 122 call it)
+# any recipe's seed so (pilot 117's; the later pilots' pairN call it)
 pair117() { FEATURE_CACHE="" pair_od "$1" "$2"; mid102 "${1}s${2}a"; }  # RECIPE SEED
 # The K66 amendment pilot 118 owes (the Intel class, where the default trains; its protocol entry
 # is written in the session that runs it, before any K66 seed there is trained): K53's seed N
@@ -397,13 +397,15 @@ pair119() { pair117 k69 "$1"; }  # SEED
 # the DET K69 paid come back while its onsets stay? Seeds 12-14, without the feature cache
 k70() { DISTILL_W=0.25 k69 "$@"; }  # OUT SEED [option...]
 pair121() { pair117 k70 "$1"; }  # SEED
-# Pilot 122 (chooses nothing): K71 = K66 with amendment 33's onset emphasis (the first 5 s of a
-# seizure drawn 6x; the later --arch replaces k15x5's :3:0.5). Seeds 12-14, without the cache
-k71() { k66 "$@" --arch frame_lstm:context:6:0.5 --onset-epochs 5; }  # OUT SEED [option...]
+# Amendment 33's onset emphasis moved to the first 5 s (K18's: a seizure's first 5 s drawn 6x; the
+# later --arch replaces k15x5's :3:0.5)
+ONSET5=(--arch frame_lstm:context:6:0.5 --onset-epochs 5)
+# Pilot 122 (chooses nothing): K71 = K66 with ONSET5. Seeds 12-14, without the cache
+k71() { k66 "$@" "${ONSET5[@]}"; }  # OUT SEED [option...]
 pair122() { pair117 k71 "$1"; }  # SEED
-# Pilot 123 (chooses nothing): K72 = K69 with the same emphasis: does seizure-row distillation keep
+# Pilot 123 (chooses nothing): K72 = K69 with ONSET5: does seizure-row distillation keep
 # K71's earlier seeds without its collapse? Seeds 12-14, without the cache
-k72() { k69 "$@" --arch frame_lstm:context:6:0.5 --onset-epochs 5; }  # OUT SEED [option...]
+k72() { k69 "$@" "${ONSET5[@]}"; }  # OUT SEED [option...]
 pair123() { pair117 k72 "$1"; }  # SEED
 # Pilot 124 (chooses nothing): K73 = K69 taught by K66's seeds 15-20 (earlier-calling teachers):
 # does distillation's DET cost go? Seeds 12-14, without the cache
