@@ -411,3 +411,6 @@ pair123() { pair117 k72 "$1"; }  # SEED
 # does distillation's DET cost go? Seeds 12-14, without the cache
 k73() { TEACHER_REF=k66s k69 "$@"; }  # OUT SEED [option...]
 pair124() { pair117 k73 "$1"; }  # SEED
+# Pilot 125 (chooses nothing): K73 on seeds 21-23, each after K53's reference there (k53esNa, as
+# k53e_teacher trains it; judge_od and mid102 without the cache)
+pair125() { FEATURE_CACHE="" pair_od k53 "$1" "k53es${1}a"; mid102 "k53es${1}a"; pair124 "$1"; }  # SEED

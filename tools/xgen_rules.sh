@@ -227,6 +227,13 @@ pilot122() { pilot_es3 K71 k71 k66; }
 pilot123() { pilot_es3 K72 k72 k69 k71; }
 # Pilot 124: K73 (K69 taught by k66s15a-20a), against K53, K66 and K69
 pilot124() { pilot_es3 K73 k73 k66 k69; }
+# Pilot 125: K73 on seeds 12-14 and 21-23 against K53 (RULE_SEEDS: the seeds finished)
+# -> recipe_k73_vs_k53ec6_paired_sel5{mo,o}_detf.json, onset_matched_k73_vs_k53ec6_sel5mo.json
+pilot125() {
+  local seeds=${RULE_SEEDS:-12 13 14 21 22 23}
+  RULE_SEEDS=$seeds RULE_TAG=K53EC6 rule_k53es3 K73 k73
+  matched_onsets _sel5mo k53es k73s k73_vs_k53ec6 $seeds
+}
 # The K66 amendment's rule (RULE_SEEDS: the pairs finished; fresh seeds 21-26, since seeds 12-20
 # made the hypothesis on the AMD class): amendment 94's means, or the onset
 # path pilot 118 read (2 s earlier at no more than 3 points lower, DET >= -2), at _sel5mo with
