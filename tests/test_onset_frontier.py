@@ -101,3 +101,19 @@ def test_matched_pairs_that_cannot_be_read_are_one_line(tmp_path, capsys):
     _write(tmp_path, "none", [_trial(50.0, 3.0, fa=9.0)])
     assert onset_frontier.main(["--results", str(tmp_path), "--matched", "ref:none"]) == 2
     assert "ref:none: no eligible point" in capsys.readouterr().err
+
+
+def test_a_matched_pair_without_an_eligible_point_is_left_out_of_the_mean(tmp_path, capsys):
+    """Pilot 125: one seed's reference with no eligible point (a voice found nothing at every point
+    within the limits) is recorded as null and named; the mean is over the pairs read."""
+    _write(tmp_path, "ref", [_trial(50.0, 12.0)])
+    _write(tmp_path, "cand", [_trial(50.0, 9.0)])
+    _write(tmp_path, "none", [_trial(50.0, 3.0, fa=9.0)])
+    out = tmp_path / "matched.json"
+    argv = ["--results", str(tmp_path), "--out", str(out), "--matched", "ref:cand", "none:cand"]
+    assert onset_frontier.main(argv) == 0
+    d = json.loads(out.read_text())
+    assert d["pairs"]["none:cand"] is None and d["pairs"]["ref:cand"]["onset_difference_s"] == -3.0
+    assert d["mean_onset_difference_s"] == -3.0 and d["pairs_read"] == 1
+    captured = capsys.readouterr()
+    assert "none:cand: no eligible point" in captured.err and "(1 of 2 pairs): -3.00 s" in captured.out

@@ -110,15 +110,19 @@ def _matched_main(args) -> int:
         if ref is None or cand is None:
             return 2
         m = matched(ref, cand, max_fa=args.max_fa, max_flag_ratio=args.max_flag_ratio, max_od_fa=args.max_od_fa)
-        if m is None:
-            print(f"onset_frontier: {pair}: no eligible point", file=sys.stderr)
-            return 2
         out["pairs"][pair] = m
+        if m is None:  # recorded as null, left out of the mean (as judge_recipes' paired onsets)
+            print(f"onset_frontier: {pair}: no eligible point", file=sys.stderr)
+            continue
         print(f"{pair}: at >= {m['floor']} %: {ref_name} {m['reference']['latency_s']} s, {cand_name} "
               f"{m['candidate']['latency_s']} s ({m['onset_difference_s']:+.2f} s)")  # fmt: skip
-    diffs = [m["onset_difference_s"] for m in out["pairs"].values()]
+    diffs = [m["onset_difference_s"] for m in out["pairs"].values() if m is not None]
+    if not diffs:
+        return 2
     out["mean_onset_difference_s"] = round(sum(diffs) / len(diffs), 2)
-    print(f"mean onset difference at matched sensitivity: {out['mean_onset_difference_s']:+.2f} s")
+    out["pairs_read"] = len(diffs)
+    print(f"mean onset difference at matched sensitivity ({len(diffs)} of {len(out['pairs'])} pairs): "
+          f"{out['mean_onset_difference_s']:+.2f} s")  # fmt: skip
     if args.out:
         from rt_eeg.io.atomic import write_json_atomic
 
@@ -130,7 +134,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("models", nargs="*", help="names K of tools/results/operating_point_K{SUFFIX}.trials.json.gz")
     ap.add_argument("--matched", nargs="+", metavar="REF:CAND",
-                    help="compare each pair's onsets at the lower of their best SELECT v2 figures")
+                    help="compare each pair's onsets at the lower of their best SELECT v2 figures "
+                         "(a pair without an eligible point is null, left out of the mean)")
     ap.add_argument("--results", default="tools/results", help="folder of the trials files")
     ap.add_argument("--within", type=float, default=3.0, help="SELECT v2 points given up at most")
     for key, value in LIMITS.items():
