@@ -208,14 +208,15 @@ pilot118() {
   RULE_SEEDS=$seeds RULE_TAG=K53EC9 rule_k53es3 K66 k66
   for suf in _sel5mo _sel5o; do matched_onsets "$suf" k53es k66s k66_vs_k53ec9 $seeds; done
 }
-# A three-seed pilot against K53 (seeds 12-14, _sel5mo): rule_k53es3 ENTRY RECIPE, then the onsets
-# at matched sensitivity against K53 (onset_matched_RECIPE_vs_k53ec3_sel5mo.json) and against each
-# further recipe named on the same seeds (REF: REFsNa, onset_matched_RECIPE_vs_REF_sel5mo.json)
+# A pilot against K53 (seeds 12-14 and tag K53EC3 unless RULE_SEEDS / RULE_TAG say otherwise,
+# _sel5mo): rule_k53es3 ENTRY RECIPE, then the onsets at matched sensitivity against K53
+# (onset_matched_RECIPE_vs_TAG_sel5mo.json) and against each further recipe named on the same
+# seeds (REF: REFsNa, onset_matched_RECIPE_vs_REF_sel5mo.json)
 pilot_es3() {  # ENTRY RECIPE [REF...]
-  local entry=$1 k=$2 ref; shift 2
-  rule_k53es3 "$entry" "$k"
-  matched_onsets _sel5mo k53es "${k}s" "${k}_vs_k53ec3" 12 13 14
-  for ref in "$@"; do matched_onsets _sel5mo "${ref}s" "${k}s" "${k}_vs_${ref}" 12 13 14; done
+  local entry=$1 k=$2 ref seeds=${RULE_SEEDS:-12 13 14} tag=${RULE_TAG:-K53EC3}; shift 2
+  RULE_SEEDS=$seeds RULE_TAG=$tag rule_k53es3 "$entry" "$k"
+  matched_onsets _sel5mo k53es "${k}s" "${k}_vs_${tag,,}" $seeds
+  for ref in "$@"; do matched_onsets _sel5mo "${ref}s" "${k}s" "${k}_vs_${ref}" $seeds; done
 }
 # Pilot 119: K69 (K61 + --hard-pool 16), against K53, K61 and K66
 pilot119() { pilot_es3 K69 k69 k61 k66; }
@@ -229,11 +230,7 @@ pilot123() { pilot_es3 K72 k72 k69 k71; }
 pilot124() { pilot_es3 K73 k73 k66 k69; }
 # Pilot 125: K73 on seeds 12-14 and 21-23 against K53 (RULE_SEEDS: the seeds finished)
 # -> recipe_k73_vs_k53ec6_paired_sel5{mo,o}_detf.json, onset_matched_k73_vs_k53ec6_sel5mo.json
-pilot125() {
-  local seeds=${RULE_SEEDS:-12 13 14 21 22 23}
-  RULE_SEEDS=$seeds RULE_TAG=K53EC6 rule_k53es3 K73 k73
-  matched_onsets _sel5mo k53es k73s k73_vs_k53ec6 $seeds
-}
+pilot125() { RULE_SEEDS=${RULE_SEEDS:-12 13 14 21 22 23} RULE_TAG=K53EC6 pilot_es3 K73 k73; }
 # The K66 amendment's rule (RULE_SEEDS: the pairs finished; fresh seeds 21-26, since seeds 12-20
 # made the hypothesis on the AMD class): amendment 94's means, or the onset
 # path pilot 118 read (2 s earlier at no more than 3 points lower, DET >= -2), at _sel5mo with
