@@ -244,6 +244,16 @@ rule_k66a() {
     matched_onsets "$suf" k53s k66s k66_vs_k53c6 $seeds
   done
 }
+# Amendment 127: the same rule on the AMD EPYC class against K53's k53esNa, fresh seeds 24-29
+# -> recipe_k66_vs_k53ea6_paired_sel5{mo,o}_detf.json, onset_matched_k66_vs_k53ea6_sel5{mo,o}.json
+rule_k66e() {
+  local suf seeds=${RULE_SEEDS:-24 25 26 27 28 29}
+  for suf in _sel5mo _sel5o; do
+    RULE_REF=k53es RULE_SEEDS=$seeds RULE_TAG=K53EA6 RULE_SUF=$suf \
+      RULE_MEANS="-2:6.4:1:2:3:-2" rule_k53c12 K66 k66
+    matched_onsets "$suf" k53es k66s k66_vs_k53ea6 $seeds
+  done
+}
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json
