@@ -411,10 +411,12 @@ pair123() { pair117 k72 "$1"; }  # SEED
 # does distillation's DET cost go? Seeds 12-14, without the cache
 k73() { TEACHER_REF=k66s k69 "$@"; }  # OUT SEED [option...]
 pair124() { pair117 k73 "$1"; }  # SEED
-# Pilot 125 (chooses nothing): K73 on seeds 21-23, each after K53's reference there (k53esNa, as
-# k53e_teacher trains it; judge_od and mid102 without the cache)
-pair125() { FEATURE_CACHE="" pair_od k53 "$1" "k53es${1}a"; mid102 "k53es${1}a"; pair124 "$1"; }  # SEED
+# K53's reference seed N on this class (k53esNa, as k53e_teacher trains it; judge_od and mid102
+# without the cache): what pilot 125 and amendment 127 pair against
+k53es_ref() { FEATURE_CACHE="" pair_od k53 "$1" "k53es${1}a"; mid102 "k53es${1}a"; }  # SEED
+# Pilot 125 (chooses nothing): K73 on seeds 21-23, each after K53's reference there
+pair125() { k53es_ref "$1"; pair124 "$1"; }  # SEED
 # Amendment 127: the K66 amendment on the AMD EPYC class, fresh seeds 24-29 in that order: K53's
-# reference k53esNa (as k53e_teacher trains it), then K66's k66sNa, each judge_od and mid102,
-# without the feature cache (pair125's form); then rule_k66e (xgen_rules.sh) on the six
-pair_k66e() { FEATURE_CACHE="" pair_od k53 "$1" "k53es${1}a"; mid102 "k53es${1}a"; pair117 k66 "$1"; }  # SEED
+# reference (k53es_ref), then K66's k66sNa, each judge_od and mid102 without the feature cache;
+# then rule_k66e (xgen_rules.sh) on the six
+pair_k66e() { k53es_ref "$1"; pair117 k66 "$1"; }  # SEED
