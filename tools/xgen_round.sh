@@ -60,7 +60,14 @@ tune5() {  # K GRID SUFFIX [operating_point.py option...]
 }
 # SELECT v2 (amendment 23): an already judged seed decoded on XT3 (simple) and XT4 (atoms)
 # too, and tuned on the five voices SS, XS, XCC, XT3, XT4 (means over corpora).
+# K6's point (tools/results/operating_point_k6_macro.toml) at $WORK/k6, where judge5 and tune52
+# read it: placed on a fresh machine by the first of them, whatever its CPU class
+k6_point() {
+  [ -f "$WORK/k6/postprocess.toml" ] ||
+    { mkdir -p "$WORK/k6" && cp tools/results/operating_point_k6_macro.toml "$WORK/k6/postprocess.toml"; }
+}
 judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not done yet)
+  k6_point
   # K6's point, the one every seed since amendment 23 was judged with: the real checks rank
   # CHB-MIT pieces by its top_k (not models/default's, which changed with amendment 29)
   [ -f "$WORK/$1/postprocess.toml" ] || cp "$WORK/k6/postprocess.toml" "$WORK/$1/"
@@ -80,6 +87,7 @@ judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not d
 # SUF52: another grid and suffix under the same options, e.g. pilot 65's)
 tune52() {  # K [operating_point.py option...]
   local k=$1 suf=${SUF52:-_sel5f}; shift
+  k6_point
   [ -f "tools/results/operating_point_$k$suf.json" ] ||
     tune5 "$k" "${GRID52:-strict_off}" "$suf" --max-flag-ratio 2 --fixed shipped="$WORK/k6/postprocess.toml" "$@"
 }
@@ -138,7 +146,7 @@ train3() {  # NAME TRAIN_OPTION...   (ARCH=..., LIST=..., STORE=...: other than 
 # each pair is made whole on the machine: K15 seed N retrained and judged beside the candidate's
 # (k15x5 k15psNa N; judge53), the rule read with PAIRED_REF naming it (amendment 62's sixth pair).
 repro5_ready() {
-  mkdir -p "$WORK/k6" && cp tools/results/operating_point_k6_macro.toml "$WORK/k6/postprocess.toml"
+  k6_point
   python - "$WORK/model/manifest.json" <<'PY'
 import json
 import sys
