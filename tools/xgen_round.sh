@@ -58,14 +58,14 @@ tune5() {  # K GRID SUFFIX [operating_point.py option...]
   select_v2_tune "$WORK/$k" "$WORK/eval_$k" "tools/results/operating_point_$k$suf.json" \
     "$WORK/op_$k$suf.toml" --grid "$grid" "$@" --quiet
 }
-# SELECT v2 (amendment 23): an already judged seed decoded on XT3 (simple) and XT4 (atoms)
-# too, and tuned on the five voices SS, XS, XCC, XT3, XT4 (means over corpora).
 # K6's point (tools/results/operating_point_k6_macro.toml) at $WORK/k6, where judge5 and tune52
 # read it: placed on a fresh machine by the first of them, whatever its CPU class
 k6_point() {
   [ -f "$WORK/k6/postprocess.toml" ] ||
     { mkdir -p "$WORK/k6" && cp tools/results/operating_point_k6_macro.toml "$WORK/k6/postprocess.toml"; }
 }
+# SELECT v2 (amendment 23): an already judged seed decoded on XT3 (simple) and XT4 (atoms)
+# too, and tuned on the five voices SS, XS, XCC, XT3, XT4 (means over corpora).
 judge5() {  # K   (decodes SEL and XCC too, and runs the real checks, when not done yet)
   k6_point
   # K6's point, the one every seed since amendment 23 was judged with: the real checks rank

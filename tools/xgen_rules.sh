@@ -244,7 +244,8 @@ rule_k66a() {
     matched_onsets "$suf" k53s k66s k66_vs_k53c6 $seeds
   done
 }
-# Amendment 127: the same rule on the AMD EPYC class against K53's k53esNa, fresh seeds 24-29
+# Amendment 127: the same rule against K53's k53esNa on the fresh seeds 24-29 (each pair's two
+# members trained on one machine, its CPU class recorded: the second addendum)
 # -> recipe_k66_vs_k53ea6_paired_sel5{mo,o}_detf.json, onset_matched_k66_vs_k53ea6_sel5{mo,o}.json
 rule_k66e() {
   local suf seeds=${RULE_SEEDS:-24 25 26 27 28 29}
