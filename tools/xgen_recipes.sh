@@ -416,7 +416,7 @@ pair124() { pair117 k73 "$1"; }  # SEED
 k53es_ref() { FEATURE_CACHE="" pair_od k53 "$1" "k53es${1}a"; mid102 "k53es${1}a"; }  # SEED
 # Pilot 125 (chooses nothing): K73 on seeds 21-23, each after K53's reference there
 pair125() { k53es_ref "$1"; pair124 "$1"; }  # SEED
-# Amendment 127: the K66 amendment on the AMD EPYC class, fresh seeds 24-29 in that order: K53's
-# reference (k53es_ref), then K66's k66sNa, each judge_od and mid102 without the feature cache;
-# then rule_k66e (xgen_rules.sh) on the six
+# Amendment 127: the K66 amendment, fresh seeds 24-29 in that order, each pair whole on one machine
+# (its CPU class recorded): K53's reference (k53es_ref), then K66's k66sNa, each judge_od and
+# mid102 without the feature cache; then rule_k66e (xgen_rules.sh) on the six
 pair_k66e() { k53es_ref "$1"; pair117 k66 "$1"; }  # SEED
