@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import platform
+import sys
 from pathlib import Path
 
 #: Environment variables that change which kernels numpy or TensorFlow's oneDNN run.
@@ -45,6 +46,48 @@ def cpu_model(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
     return platform.processor()
 
 
+def cpu_id(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """``'<vendor> family F model M'`` from ``/proc/cpuinfo``, else ''.
+
+    The model name alone does not tell CPU classes apart (two AMD EPYC VMs both say 'AMD EPYC':
+    a Zen 3 and a Zen 4, which train other weights from the same store, README "Reproducibility
+    across CPUs").
+    """
+    fields: dict[str, str] = {}
+    try:
+        for line in cpuinfo.read_text(errors="replace").splitlines():
+            key, sep, value = line.partition(":")
+            key = key.strip()
+            if not sep:
+                if fields:  # the first processor's block is enough
+                    break
+                continue
+            if key in ("vendor_id", "cpu family", "model") and key not in fields:
+                fields[key] = value.strip()
+    except OSError:
+        return ""
+    if "cpu family" not in fields or "model" not in fields:
+        return ""
+    return f"{fields.get('vendor_id', '?')} family {fields['cpu family']} model {fields['model']}"
+
+
+def tensorflow_onednn() -> bool | None:
+    """Whether TensorFlow runs its oneDNN kernels here; None when TensorFlow is not imported.
+
+    TensorFlow turns oneDNN on by default only on CPUs with AVX-512 VNNI / BF16 or AMX
+    (``TF_ENABLE_ONEDNN_OPTS`` overrides it), so ``ONEDNN_MAX_CPU_ISA`` pins nothing on a CPU
+    without them: there TensorFlow's own kernels train (measured 2026-12-02 on a Zen 3 EPYC).
+    Not imported here for the asking: only a process that already loaded TensorFlow reports it.
+    """
+    if "tensorflow" not in sys.modules:
+        return None
+    try:
+        from tensorflow.python.util import _pywrap_util_port
+    except ImportError:  # a TensorFlow without the (private) probe: say nothing
+        return None
+    return bool(_pywrap_util_port.IsMklEnabled())
+
+
 def numpy_simd() -> list[str]:
     """numpy's dispatch targets that run here (after ``NPY_DISABLE_CPU_FEATURES``), e.g.
     ``['X86_V3', 'X86_V4', 'AVX512_ICL', 'AVX512_SPR']``; [] when numpy does not say."""
@@ -61,15 +104,20 @@ def numeric_environment() -> dict:
     Returns
     -------
     dict
-        ``machine`` (e.g. 'x86_64'), ``cpu`` (model name), ``numpy_simd`` (list of str), and
-        ``isa_variables``: each of :data:`ISA_VARIABLES` that is set, with its value.
+        ``machine`` (e.g. 'x86_64'), ``cpu`` (model name), ``cpu_id`` (vendor, family and
+        model: :func:`cpu_id`), ``numpy_simd`` (list of str), ``isa_variables``: each of
+        :data:`ISA_VARIABLES` that is set, with its value; and ``tensorflow_onednn``
+        (:func:`tensorflow_onednn`) when TensorFlow is loaded.
     """
-    return {
+    env = {
         "machine": platform.machine(),
         "cpu": cpu_model(),
+        "cpu_id": cpu_id(),
         "numpy_simd": numpy_simd(),
         "isa_variables": {k: os.environ[k] for k in ISA_VARIABLES if k in os.environ},
     }
+    onednn = tensorflow_onednn()
+    return env if onednn is None else env | {"tensorflow_onednn": onednn}
 
 
 def numpy_levels(simd: list[str] | None = None) -> dict[str, str]:

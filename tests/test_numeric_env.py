@@ -91,3 +91,37 @@ def test_avx2_exports_evaluated_by_a_shell_reach_numpy():
         assert got["isa_variables"]["ONEDNN_MAX_CPU_ISA"] == "AVX2"
     else:
         assert got["isa_variables"] == {}
+
+
+def test_cpu_id_names_vendor_family_and_model(tmp_path):
+    from rt_eeg.numeric_env import cpu_id
+
+    info = tmp_path / "cpuinfo"
+    # two processors; the first block is read, and model name does not stand in for model
+    info.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n"
+                    "model name\t: AMD EPYC\n\nprocessor\t: 1\nvendor_id\t: AuthenticAMD\n"
+                    "cpu family\t: 25\nmodel\t\t: 17\n")  # fmt: skip
+    assert cpu_id(info) == "AuthenticAMD family 25 model 1"
+    (tmp_path / "arm").write_text("processor\t: 0\nBogoMIPS\t: 50.00\n")  # no family / model
+    assert cpu_id(tmp_path / "arm") == ""
+    assert cpu_id(tmp_path / "missing") == ""
+
+
+def _onednn_in_child(flag: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ISA_VARIABLES} | {
+        "TF_ENABLE_ONEDNN_OPTS": flag, "TF_CPP_MIN_LOG_LEVEL": "3"}  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c",
+         "import json; from rt_eeg.numeric_env import numeric_environment as f; a = f(); "
+         "import tensorflow; print(json.dumps([a, f()]))"],
+        env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_tensorflow_onednn_is_reported_once_tensorflow_is_loaded():
+    before, off = _onednn_in_child("0")
+    assert "tensorflow_onednn" not in before  # not imported for the asking
+    assert off["tensorflow_onednn"] is False
+    _, on = _onednn_in_child("1")
+    assert on["tensorflow_onednn"] is True
