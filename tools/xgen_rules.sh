@@ -236,25 +236,21 @@ pilot125() { RULE_SEEDS=${RULE_SEEDS:-12 13 14 21 22 23} RULE_TAG=K53EC6 pilot_e
 # path pilot 118 read (2 s earlier at no more than 3 points lower, DET >= -2), at _sel5mo with
 # _sel5o beside it; the onsets at matched sensitivity (pilot 118's second onset clause, read from
 # onset_matched_*) -> recipe_k66_vs_k53c6_paired_sel5{mo,o}_detf.json, onset_matched_k66_vs_k53c6_*
-rule_k66a() {
-  local suf seeds=${RULE_SEEDS:-21 22 23 24 25 26}
+rule_k66_on() {  # REF_PREFIX TAG SEED...
+  local ref=$1 tag=$2 suf; shift 2
   for suf in _sel5mo _sel5o; do
-    RULE_REF=k53s RULE_SEEDS=$seeds RULE_TAG=K53C6 RULE_SUF=$suf \
+    RULE_REF=$ref RULE_SEEDS="$*" RULE_TAG=$tag RULE_SUF=$suf \
       RULE_MEANS="-2:6.4:1:2:3:-2" rule_k53c12 K66 k66
-    matched_onsets "$suf" k53s k66s k66_vs_k53c6 $seeds
+    matched_onsets "$suf" "$ref" k66s "k66_vs_${tag,,}" "$@"
   done
 }
+# shellcheck disable=SC2086
+rule_k66a() { rule_k66_on k53s K53C6 ${RULE_SEEDS:-21 22 23 24 25 26}; }
 # Amendment 127: the same rule against K53's k53esNa on the fresh seeds 24-29 (each pair's two
 # members trained on one machine, its CPU class recorded: the second addendum)
 # -> recipe_k66_vs_k53ea6_paired_sel5{mo,o}_detf.json, onset_matched_k66_vs_k53ea6_sel5{mo,o}.json
-rule_k66e() {
-  local suf seeds=${RULE_SEEDS:-24 25 26 27 28 29}
-  for suf in _sel5mo _sel5o; do
-    RULE_REF=k53es RULE_SEEDS=$seeds RULE_TAG=K53EA6 RULE_SUF=$suf \
-      RULE_MEANS="-2:6.4:1:2:3:-2" rule_k53c12 K66 k66
-    matched_onsets "$suf" k53es k66s k66_vs_k53ea6 $seeds
-  done
-}
+# shellcheck disable=SC2086
+rule_k66e() { rule_k66_on k53es K53EA6 ${RULE_SEEDS:-24 25 26 27 28 29}; }
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
 # -> recipe_label_vs_k53_single.json
