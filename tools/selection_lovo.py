@@ -32,7 +32,7 @@ import re
 import sys
 from statistics import mean
 
-from operating_point import load_result
+from operating_point import load_result, macro_trials
 from scipy.stats import spearmanr
 
 from rt_eeg.errors import RtEegError
@@ -66,19 +66,9 @@ def load_model(path: str) -> tuple[dict, list[dict]]:
 
 
 def subset(trials: list[dict], voices: list[str]) -> list[dict]:
-    """The trials averaged over ``voices`` only, bounds kept (as ``macro_trials`` averages)."""
-    out = []
-    for t in trials:
-        ts = {v: t["corpora"][v] for v in voices}
-        sens = [x["sensitivity"] for x in ts.values() if x["sensitivity"] is not None]
-        lat = [x["latency_median_s"] for x in ts.values() if x.get("latency_median_s") is not None]
-        out.append({
-            "sensitivity": mean(sens) if sens else None,
-            "fa_per_24h": mean(x["fa_per_24h"] for x in ts.values()),
-            "latency_median_s": mean(lat) if lat else None,
-            "corpora": ts,
-        } | ({"bounds": t["bounds"]} if "bounds" in t else {}))  # fmt: skip
-    return out
+    """The trials averaged over ``voices`` only (``operating_point.macro_trials``), bounds kept."""
+    macro = macro_trials({v: [t["corpora"][v] for t in trials] for v in voices})
+    return [m | ({"bounds": t["bounds"]} if "bounds" in t else {}) for m, t in zip(macro, trials, strict=True)]
 
 
 def choose(rule: dict, trials: list[dict]) -> int:
