@@ -90,7 +90,7 @@ def matched(ref: list[dict], cand: list[dict], **limits) -> dict | None:
             "onset_difference_s": round(c["latency_s"] - r["latency_s"], 2)}  # fmt: skip
 
 
-def _load(results: str, name: str, suffix: str) -> list[dict] | None:
+def load_trials(results: str, name: str, suffix: str) -> list[dict] | None:
     path = Path(results) / f"operating_point_{name}{suffix}.trials.json.gz"
     try:
         return json.loads(gzip.open(path).read())["trials_pool"]
@@ -106,7 +106,7 @@ def _matched_main(args) -> int:
         if not sep or not ref_name or not cand_name:
             print(f"onset_frontier: --matched {pair!r}: expected REF:CAND", file=sys.stderr)
             return 2
-        ref, cand = _load(args.results, ref_name, args.suffix), _load(args.results, cand_name, args.suffix)
+        ref, cand = load_trials(args.results, ref_name, args.suffix), load_trials(args.results, cand_name, args.suffix)
         if ref is None or cand is None:
             return 2
         m = matched(ref, cand, max_fa=args.max_fa, max_flag_ratio=args.max_flag_ratio, max_od_fa=args.max_od_fa)
@@ -151,7 +151,7 @@ def main(argv=None) -> int:
     out = {"within": args.within, "suffix": args.suffix, "models": {}}
     for k in args.models:
         path = Path(args.results) / f"operating_point_{k}{args.suffix}.trials.json.gz"
-        trials = _load(args.results, k, args.suffix)
+        trials = load_trials(args.results, k, args.suffix)
         if trials is None:
             return 2
         f = frontier(trials, args.within, max_fa=args.max_fa, max_flag_ratio=args.max_flag_ratio,
