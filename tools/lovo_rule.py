@@ -32,7 +32,7 @@ import json
 import sys
 from statistics import mean
 
-from operating_point import load_result, macro_trials
+from operating_point import load_corpora_result, macro_trials
 
 from rt_eeg.errors import RtEegError
 from rt_eeg.io.atomic import write_json_atomic
@@ -44,14 +44,7 @@ COMBOS = {"G0R0": ("G0", False), "G0R1": ("G0", True), "G1R0": ("G1", False),
 
 def load_trials(path: str) -> list[dict]:
     """The per-voice trials of one ``--weigh corpora`` run; RtEegError naming the file."""
-    try:
-        doc = load_result(path)
-        trials = doc["trials_pool"]
-        if doc.get("weigh") != "corpora" or not trials or "corpora" not in trials[0]:
-            raise KeyError("trials_pool[*].corpora (a --weigh corpora run)")
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise RtEegError(f"{path}: not an operating_point.py --weigh corpora result ({err})") from err
-    return trials
+    return load_corpora_result(path)["trials_pool"]
 
 
 def per_voice(trials: list[dict]) -> dict[str, list[dict]]:

@@ -335,6 +335,19 @@ def load_result(path: str | os.PathLike) -> dict:
     return doc
 
 
+def load_corpora_result(path: str | os.PathLike) -> dict:
+    """A ``--weigh corpora`` result (:func:`load_result`) whose trials hold every voice's own
+    figures (``trials_pool[*].corpora``); RtEegError naming the file otherwise."""
+    try:
+        doc = load_result(path)
+        trials = doc["trials_pool"]
+        if doc.get("weigh") != "corpora" or not trials or "corpora" not in trials[0]:
+            raise KeyError("trials_pool[*].corpora (a --weigh corpora run)")
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise RtEegError(f"{path}: not an operating_point.py --weigh corpora result ({err})") from err
+    return doc
+
+
 def compact(path: str | os.PathLike) -> bool:
     """Move an older result's inline ``trials_pool`` to its trials file; False if it has none."""
     doc = json.loads(Path(path).read_text("utf-8"))

@@ -32,7 +32,7 @@ import re
 import sys
 from statistics import mean
 
-from operating_point import load_result, macro_trials
+from operating_point import load_corpora_result, macro_trials
 from scipy.stats import spearmanr
 
 from rt_eeg.errors import RtEegError
@@ -52,17 +52,11 @@ def model_name(path: str) -> str:
 
 def load_model(path: str) -> tuple[dict, list[dict]]:
     """A ``--weigh corpora`` result's rule and its per-voice trials; RtEegError naming the file."""
-    try:
-        doc = load_result(path)
-        trials = doc["trials_pool"]
-        if doc.get("weigh") != "corpora" or not trials or "corpora" not in trials[0]:
-            raise KeyError("trials_pool[*].corpora (a --weigh corpora run)")
-        rule = {k: doc.get(k) for k in RULE}
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise RtEegError(f"{path}: not an operating_point.py --weigh corpora result ({err})") from err
+    doc = load_corpora_result(path)
+    rule = {k: doc.get(k) for k in RULE}
     if rule["target_fa_per_24h"] is None:
         raise RtEegError(f"{path}: no target_fa_per_24h")
-    return rule, trials
+    return rule, doc["trials_pool"]
 
 
 def subset(trials: list[dict], voices: list[str]) -> list[dict]:
