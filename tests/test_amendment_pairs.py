@@ -36,22 +36,10 @@ def _work_for_pair24(tmp_path: Path, k66_cpu="AuthenticAMD family 25 model 1") -
     """A WORK whose manifests say what pair 24's did (the models' weights are not in the repo)."""
     rec = json.loads(RECORD.read_text())["pairs"]["24"]["_sel5mo"]
     work = tmp_path / "work"
-    _manifest(
-        work,
-        "k53es24a",
-        rec["k53"]["weights_sha256"],
-        rec["k53"]["training_seconds"],
-        rec["k53"]["dev_auc"],
-        None,
-    )  # trained before manifests said the CPU
-    _manifest(
-        work,
-        "k66s24a",
-        rec["k66"]["weights_sha256"],
-        rec["k66"]["training_seconds"],
-        rec["k66"]["dev_auc"],
-        k66_cpu,
-    )
+    for key, name, cpu in (("k53", "k53es24a", None), ("k66", "k66s24a", k66_cpu)):
+        # k53es24a was trained before manifests said the CPU
+        m = rec[key]
+        _manifest(work, name, m["weights_sha256"], m["training_seconds"], m["dev_auc"], cpu)
     _manifest(work, "model", "e648298b0487", 100.0, 0.9, None)
     return work
 

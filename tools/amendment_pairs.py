@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         r = p["_sel5mo"]
         print(f"seed {s} ({p['cpu_id']}): K53 {r['k53']['select_mean']} ({r['k53']['fa_mean']} FA; "
               f"OD {r['k53']['OD']}), K66 {r['k66']['select_mean']} ({r['k66']['fa_mean']} FA; OD "
-              f"{r['k66']['OD']}): SELECT {r['select_diff']:+}, DET {r['det_diff']:+}, onset "
+              f"{r['k66']['OD']}): SELECT {r['select_diff']:+}, DET {r['det_diff']}, onset "
               f"{r['onset_diff_s']} s, matched {p['matched_onset_s']} s")  # fmt: skip
     return 0
 
