@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from judge_recipes import chb01_auc, seed_figures  # noqa: E402
-from onset_frontier import load_trials, matched  # noqa: E402
+from onset_frontier import matched  # noqa: E402
 from operating_point import load_result  # noqa: E402
 
 from rt_eeg.io.atomic import write_json_atomic  # noqa: E402
@@ -81,6 +81,7 @@ def member(name: str, suffix: str, results: Path, work: Path, det_flag: float) -
         "training_seconds": man.get("training_seconds"),
         "dev_auc": dev_auc,
         "_cpu_id": (man.get("numeric_environment") or {}).get("cpu_id"),
+        "_trials": doc["trials_pool"],
     }
 
 
@@ -92,13 +93,14 @@ def pair(seed: str, reference: str, candidate: str, results: Path, work: Path,
          det_flag: float = 2.0, matched_suffix: str = "_sel5mo") -> dict:  # fmt: skip
     """One pair's record: ``{cpu_id, machine_k15s3_weights, <suffix>: {k53, k66, select_diff,
     det_diff, onset_diff_s}, matched_onset_s}``; ``reference`` / ``candidate`` are name
-    templates with ``{}`` for the seed."""
+    templates with ``{}`` for the seed; ``matched_suffix`` one of :data:`SUFFIXES`."""
     ref, cand = reference.format(seed), candidate.format(seed)
     rec: dict = {}
-    cpus = set()
+    cpus, trials = set(), {}
     for suf in SUFFIXES:
         a, b = member(ref, suf, results, work, det_flag), member(cand, suf, results, work, det_flag)
         cpus |= {m.pop("_cpu_id") for m in (a, b)} - {None}
+        trials[suf] = [m.pop("_trials") for m in (a, b)]
         rec[suf] = {"k53": a, "k66": b,
                     "select_diff": _diff(a["select_mean"], b["select_mean"]),
                     "det_diff": _diff(a["det_mean"], b["det_mean"]),
@@ -108,10 +110,7 @@ def pair(seed: str, reference: str, candidate: str, results: Path, work: Path,
     rec["cpu_id"] = cpus.pop() if cpus else None
     k15 = _json(work / "model" / "manifest.json").get("weights_sha256")
     rec["machine_k15s3_weights"] = k15[:12] if k15 else None
-    trials = [load_trials(str(results), n, matched_suffix) for n in (ref, cand)]
-    if None in trials:
-        raise PairError(f"{ref} / {cand}: no {matched_suffix} trials file under {results}")
-    m = matched(*trials)
+    m = matched(*trials[matched_suffix])
     rec["matched_onset_s"] = None if m is None else m["onset_difference_s"]
     return rec
 

@@ -91,6 +91,7 @@ def matched(ref: list[dict], cand: list[dict], **limits) -> dict | None:
 
 
 def load_trials(results: str, name: str, suffix: str) -> list[dict] | None:
+    """``operating_point_{name}{suffix}``'s stored trials, or None (said on stderr)."""
     path = Path(results) / f"operating_point_{name}{suffix}.trials.json.gz"
     try:
         return json.loads(gzip.open(path).read())["trials_pool"]
