@@ -47,9 +47,9 @@ def _json(path: Path) -> dict:
         raise PairError(f"{path}: {err}") from err
 
 
-def member(name: str, suffix: str, results: Path, work: Path, det_flag: float) -> dict:
-    """One model's figures at ``suffix``'s chosen point, its real checks and its manifest's
-    weights, training time and CPU class."""
+def figures_at(name: str, suffix: str, results: Path, det_flag: float) -> tuple[dict, list[dict]]:
+    """One model's figures at ``suffix``'s chosen point (with the OD bound) and that result's
+    trials."""
     path = results / f"operating_point_{name}{suffix}.json"
     try:  # both raise SystemExit with a one-line message naming the file
         doc = load_result(path)
@@ -57,10 +57,17 @@ def member(name: str, suffix: str, results: Path, work: Path, det_flag: float) -
     except SystemExit as err:
         raise PairError(str(err)) from err
     od = doc["figures"]["chosen"].get("bound_OD", {})
+    fig |= {"OD": f"{od.get('hits')}/{od.get('targets')}", "OD_fa_per_24h": od.get("fa_per_24h")}
+    return fig, doc["trials_pool"]
+
+
+def model_facts(name: str, results: Path, work: Path) -> tuple[dict, str | None]:
+    """One model's real checks and its manifest's weights, training time and dev AUC, whatever
+    the suffix; and the CPU its manifest names (None when it names none)."""
     real_path = results / f"real_checks_{name}.json"
     real = _json(real_path)
     try:
-        chb01 = chb01_auc(real_path)
+        chb01 = chb01_auc(real_path, real)
         tuh = real["tuh_background"]["total_seiz_epochs"]
     except SystemExit as err:
         raise PairError(str(err)) from err
@@ -72,17 +79,9 @@ def member(name: str, suffix: str, results: Path, work: Path, det_flag: float) -
         weights, dev_auc = man["weights_sha256"][:12], round(man["dev_scores"]["auc"], 4)
     except (KeyError, TypeError) as err:
         raise PairError(f"{man_path}: no weights_sha256 / dev_scores.auc ({err!r})") from err
-    return fig | {
-        "OD": f"{od.get('hits')}/{od.get('targets')}",
-        "OD_fa_per_24h": od.get("fa_per_24h"),
-        "chb01_auc": round(chb01, 3),
-        "tuh_seiz_epochs": tuh,
-        "weights_sha256": weights,
-        "training_seconds": man.get("training_seconds"),
-        "dev_auc": dev_auc,
-        "_cpu_id": (man.get("numeric_environment") or {}).get("cpu_id"),
-        "_trials": doc["trials_pool"],
-    }
+    facts = {"chb01_auc": round(chb01, 3), "tuh_seiz_epochs": tuh, "weights_sha256": weights,
+             "training_seconds": man.get("training_seconds"), "dev_auc": dev_auc}  # fmt: skip
+    return facts, (man.get("numeric_environment") or {}).get("cpu_id")
 
 
 def _diff(a: float | None, b: float | None) -> float | None:
@@ -95,12 +94,12 @@ def pair(seed: str, reference: str, candidate: str, results: Path, work: Path,
     det_diff, onset_diff_s}, matched_onset_s}``; ``reference`` / ``candidate`` are name
     templates with ``{}`` for the seed; ``matched_suffix`` one of :data:`SUFFIXES`."""
     ref, cand = reference.format(seed), candidate.format(seed)
+    figs = {suf: [figures_at(n, suf, results, det_flag) for n in (ref, cand)] for suf in SUFFIXES}
+    facts = {n: model_facts(n, results, work) for n in (ref, cand)}
+    cpus = {cpu for _, cpu in facts.values()} - {None}
     rec: dict = {}
-    cpus, trials = set(), {}
-    for suf in SUFFIXES:
-        a, b = member(ref, suf, results, work, det_flag), member(cand, suf, results, work, det_flag)
-        cpus |= {m.pop("_cpu_id") for m in (a, b)} - {None}
-        trials[suf] = [m.pop("_trials") for m in (a, b)]
+    for suf, ((a, _), (b, _)) in figs.items():
+        a, b = a | facts[ref][0], b | facts[cand][0]
         rec[suf] = {"k53": a, "k66": b,
                     "select_diff": _diff(a["select_mean"], b["select_mean"]),
                     "det_diff": _diff(a["det_mean"], b["det_mean"]),
@@ -110,7 +109,7 @@ def pair(seed: str, reference: str, candidate: str, results: Path, work: Path,
     rec["cpu_id"] = cpus.pop() if cpus else None
     k15 = _json(work / "model" / "manifest.json").get("weights_sha256")
     rec["machine_k15s3_weights"] = k15[:12] if k15 else None
-    m = matched(*trials[matched_suffix])
+    m = matched(*(t for _, t in figs[matched_suffix]))
     rec["matched_onset_s"] = None if m is None else m["onset_difference_s"]
     return rec
 

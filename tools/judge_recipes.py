@@ -142,10 +142,11 @@ def seed_figures(op_json: Path, det_max_flag_ratio: float | None = None,
     }
 
 
-def chb01_auc(real_json: Path) -> float:
-    """CHB-MIT chb01 AUC with patient context (the veto's figure)."""
+def chb01_auc(real_json: Path, doc: dict | None = None) -> float:
+    """CHB-MIT chb01 AUC with patient context (the veto's figure); ``doc``: the real checks
+    already read from ``real_json``, else they are read."""
     try:
-        d = json.loads(Path(real_json).read_text())
+        d = json.loads(Path(real_json).read_text()) if doc is None else doc
         return float(d["chbmit"]["patients"][VETO_PATIENT]["patient_context"]["auc"])
     except (OSError, ValueError, KeyError, TypeError) as err:
         raise SystemExit(f"{real_json}: no {VETO_PATIENT} patient-context AUC ({err!r})") from err
