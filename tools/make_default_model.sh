@@ -134,16 +134,24 @@ cat "$WORK/trainX5.list" "$WORK/AL.list" > "$WORK/trainX5L.list"
 # K53 (pilot 93, adopted by amendment 94 on six fresh seeds against K15): K15's recipe on trainX5L
 # with AL balanced as a sixth source, and a squared hinge on background logits above logit(0.99)
 # (--background-hinge 0.99:1). SEED: the seed amendment 94's gates passed.
+# RECIPE=k66 (amendment 127's candidate): K53 with the hard-background pool drawn 16x over
+# (--hard-pool 16, against 4). Names below carry the recipe (model_k53s15, op_k53s15_*, ...).
 SEED=${SEED:-15}
-K53="$WORK/model_k53s$SEED"
+RECIPE=${RECIPE:-k53}
+case $RECIPE in
+  k53) RECIPE_OPTS=() ;;
+  k66) RECIPE_OPTS=(--hard-pool 16) ;;
+  *) echo "make_default_model.sh: RECIPE=$RECIPE: not a shipped recipe (k53, k66)" >&2; exit 2 ;;
+esac
+K53="$WORK/model_${RECIPE}s$SEED"
 [ -f "$K53/manifest.json" ] ||
   rt-eeg train --corpus "$WORK/trainX5L.list" --dev-corpus "$WORK/SXS.list" --out "$K53" --seed "$SEED" \
     --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX5L" \
     --balance-sources A+A3+B,AL,XT1,XT2,XE,XH --balance-mining --reuse-store "$WORK/storeX5" \
-    --background-hinge 0.99:1
+    --background-hinge 0.99:1 "${RECIPE_OPTS[@]}"
 # real-EEG veto on one CHB-MIT patient (chb01; chb03 is held out): stop if AUC < 0.5
-python tools/real_checks.py --model "$K53" --no-bonn --out "$WORK/rc_model_k53.json"
-python -c "import json,sys; a=json.load(open(sys.argv[1]))['chbmit']['patients']['chb01']['patient_context']['auc']; sys.exit(0 if a >= 0.5 else 3)" "$WORK/rc_model_k53.json"
+python tools/real_checks.py --model "$K53" --no-bonn --out "$WORK/rc_model_$RECIPE.json"
+python -c "import json,sys; a=json.load(open(sys.argv[1]))['chbmit']['patients']['chb01']['patient_context']['auc']; sys.exit(0 if a >= 0.5 else 3)" "$WORK/rc_model_$RECIPE.json"
 
 # The operating point, chosen as every candidate since protocol amendment 72 (xgen_round.sh
 # judge_od): the SELECT v2 voices (our S + S2, nmm, mvar, simple, atoms, weighed equally) and OD
@@ -154,7 +162,7 @@ python -c "import json,sys; a=json.load(open(sys.argv[1]))['chbmit']['patients']
 # on OD, then >= 95 % of OD's seizures or the best share any eligible point reaches (_sel5o).
 # SEL_EVAL: where those decodes go (a corpus whose report.json exists is not decoded again; a
 # folder decoded by a model with other weights is refused).
-SEL_EVAL=${SEL_EVAL:-$WORK/evalsel_k53s$SEED}
+SEL_EVAL=${SEL_EVAL:-$WORK/evalsel_${RECIPE}s$SEED}
 K6_POINT=tools/results/operating_point_k6_macro.toml
 cp "$K6_POINT" "$K53/postprocess.toml"
 sim "$WORK/OD" --hours 30 --patients 18 --seed 81 --exclude-families "$OWN_EXCLUDE"
@@ -186,16 +194,16 @@ decode() {  # CORPUS EVAL_DIR [evaluate option...]
   J=2 decode_once "$WORK/$c.list" "$K53" "$e" "$@"
 }
 for c in $SELECT_V2_DECODED OD; do decode "$c" "${SEL_EVAL}_$c" --feature-cache "$WORK/fcache"; done
-J=2 select_v2_tune "$K53" "$SEL_EVAL" "$WORK/op_k53s${SEED}_sel5f.json" "$WORK/op_k53s${SEED}_sel5f.toml" \
+J=2 select_v2_tune "$K53" "$SEL_EVAL" "$WORK/op_${RECIPE}s${SEED}_sel5f.json" "$WORK/op_${RECIPE}s${SEED}_sel5f.toml" \
   --grid strict_off --max-flag-ratio 2 --fixed shipped="$K6_POINT" --quiet
-J=2 select_v2_tune "$K53" "$SEL_EVAL" "$WORK/op_k53s${SEED}_sel5o.json" "$WORK/op_k53s${SEED}_sel5o.toml" \
+J=2 select_v2_tune "$K53" "$SEL_EVAL" "$WORK/op_${RECIPE}s${SEED}_sel5o.json" "$WORK/op_${RECIPE}s${SEED}_sel5o.toml" \
   --grid strict_off --max-flag-ratio 2 --fixed shipped="$K6_POINT" --quiet \
-  --rechoose "$WORK/op_k53s${SEED}_sel5f.json" --bound OD="$WORK/OD.list:${SEL_EVAL}_OD" \
+  --rechoose "$WORK/op_${RECIPE}s${SEED}_sel5f.json" --bound OD="$WORK/OD.list:${SEL_EVAL}_OD" \
   --max-voice-fa OD=1 --min-voice-sens OD=95
-cp "$WORK/op_k53s${SEED}_sel5o.toml" "$K53/postprocess.toml"
+cp "$WORK/op_${RECIPE}s${SEED}_sel5o.toml" "$K53/postprocess.toml"
 # reported, never used for a choice (O + O2 together must be >= 95 % at <= 1 FA/24 h); HELD_EVAL:
 # where these decodes at the shipped point go (HELD_EVAL_C)
-HELD_EVAL=${HELD_EVAL:-$WORK/eval_k53s$SEED}
+HELD_EVAL=${HELD_EVAL:-$WORK/eval_${RECIPE}s$SEED}
 for c in O O2 U U2 R XR XRB XTD XEB XHB; do decode "$c" "${HELD_EVAL}_$c"; done
 # the replaced model's record (candidate rounds, predecessors, its held-out figures) carried over;
 # a rebuild of the same weights keeps the record as it is
