@@ -140,17 +140,17 @@ SEED=${SEED:-15}
 RECIPE=${RECIPE:-k53}
 case $RECIPE in
   k53) RECIPE_OPTS=() ;;
-  k66) RECIPE_OPTS=(--hard-pool 16) ;;
+  k66) RECIPE_OPTS=("${K66_OPTS[@]}") ;;
   *) echo "make_default_model.sh: RECIPE=$RECIPE: not a shipped recipe (k53, k66)" >&2; exit 2 ;;
 esac
-K53="$WORK/model_${RECIPE}s$SEED"
-[ -f "$K53/manifest.json" ] ||
-  rt-eeg train --corpus "$WORK/trainX5L.list" --dev-corpus "$WORK/SXS.list" --out "$K53" --seed "$SEED" \
+CAND="$WORK/model_${RECIPE}s$SEED"  # the candidate, whichever recipe
+[ -f "$CAND/manifest.json" ] ||
+  rt-eeg train --corpus "$WORK/trainX5L.list" --dev-corpus "$WORK/SXS.list" --out "$CAND" --seed "$SEED" \
     --arch frame_lstm:context:3:0.5 --keep last --epochs 6 --store "$WORK/storeX5L" \
     --balance-sources A+A3+B,AL,XT1,XT2,XE,XH --balance-mining --reuse-store "$WORK/storeX5" \
     --background-hinge 0.99:1 "${RECIPE_OPTS[@]}"
 # real-EEG veto on one CHB-MIT patient (chb01; chb03 is held out): stop if AUC < 0.5
-python tools/real_checks.py --model "$K53" --no-bonn --out "$WORK/rc_model_$RECIPE.json"
+python tools/real_checks.py --model "$CAND" --no-bonn --out "$WORK/rc_model_$RECIPE.json"
 python -c "import json,sys; a=json.load(open(sys.argv[1]))['chbmit']['patients']['chb01']['patient_context']['auc']; sys.exit(0 if a >= 0.5 else 3)" "$WORK/rc_model_$RECIPE.json"
 
 # The operating point, chosen as every candidate since protocol amendment 72 (xgen_round.sh
@@ -164,11 +164,11 @@ python -c "import json,sys; a=json.load(open(sys.argv[1]))['chbmit']['patients']
 # folder decoded by a model with other weights is refused).
 SEL_EVAL=${SEL_EVAL:-$WORK/evalsel_${RECIPE}s$SEED}
 K6_POINT=tools/results/operating_point_k6_macro.toml
-cp "$K6_POINT" "$K53/postprocess.toml"
+cp "$K6_POINT" "$CAND/postprocess.toml"
 sim "$WORK/OD" --hours 30 --patients 18 --seed 81 --exclude-families "$OWN_EXCLUDE"
 find "$WORK/OD/edf" -name '*.edf' | sort > "$WORK/OD.list"
-same_model() {  # EVAL_DIR: refuse a decode made by other weights or another point than $K53's
-  python - "$1/report.json" "$K53" <<'PY'
+same_model() {  # EVAL_DIR: refuse a decode made by other weights or another point than $CAND's
+  python - "$1/report.json" "$CAND" <<'PY'
 import json
 import sys
 
@@ -185,22 +185,22 @@ if PostprocessConfig().to_dict() | report["postprocess"] != read_postprocess_tom
     sys.exit(f"{sys.argv[1]}: decoded at another operating point than {model}/postprocess.toml")
 PY
 }
-# A reused decode must come from $K53's weights and point. Not rt-eeg evaluate's own run_config
+# A reused decode must come from $CAND's weights and point. Not rt-eeg evaluate's own run_config
 # check: that compares model.keras's bytes, which differ between two trainings of the same
 # weights (the archive's metadata), so it would refuse every reused folder.
 decode() {  # CORPUS EVAL_DIR [evaluate option...]
   local c=$1 e=$2; shift 2
   [ -f "$e/report.json" ] && same_model "$e"
-  J=2 decode_once "$WORK/$c.list" "$K53" "$e" "$@"
+  J=2 decode_once "$WORK/$c.list" "$CAND" "$e" "$@"
 }
 for c in $SELECT_V2_DECODED OD; do decode "$c" "${SEL_EVAL}_$c" --feature-cache "$WORK/fcache"; done
-J=2 select_v2_tune "$K53" "$SEL_EVAL" "$WORK/op_${RECIPE}s${SEED}_sel5f.json" "$WORK/op_${RECIPE}s${SEED}_sel5f.toml" \
+J=2 select_v2_tune "$CAND" "$SEL_EVAL" "$WORK/op_${RECIPE}s${SEED}_sel5f.json" "$WORK/op_${RECIPE}s${SEED}_sel5f.toml" \
   --grid strict_off --max-flag-ratio 2 --fixed shipped="$K6_POINT" --quiet
-J=2 select_v2_tune "$K53" "$SEL_EVAL" "$WORK/op_${RECIPE}s${SEED}_sel5o.json" "$WORK/op_${RECIPE}s${SEED}_sel5o.toml" \
+J=2 select_v2_tune "$CAND" "$SEL_EVAL" "$WORK/op_${RECIPE}s${SEED}_sel5o.json" "$WORK/op_${RECIPE}s${SEED}_sel5o.toml" \
   --grid strict_off --max-flag-ratio 2 --fixed shipped="$K6_POINT" --quiet \
   --rechoose "$WORK/op_${RECIPE}s${SEED}_sel5f.json" --bound OD="$WORK/OD.list:${SEL_EVAL}_OD" \
   --max-voice-fa OD=1 --min-voice-sens OD=95
-cp "$WORK/op_${RECIPE}s${SEED}_sel5o.toml" "$K53/postprocess.toml"
+cp "$WORK/op_${RECIPE}s${SEED}_sel5o.toml" "$CAND/postprocess.toml"
 # reported, never used for a choice (O + O2 together must be >= 95 % at <= 1 FA/24 h); HELD_EVAL:
 # where these decodes at the shipped point go (HELD_EVAL_C)
 HELD_EVAL=${HELD_EVAL:-$WORK/eval_${RECIPE}s$SEED}
@@ -208,10 +208,10 @@ for c in O O2 U U2 R XR XRB XTD XEB XHB; do decode "$c" "${HELD_EVAL}_$c"; done
 # the replaced model's record (candidate rounds, predecessors, its held-out figures) carried over;
 # a rebuild of the same weights keeps the record as it is
 [ -f "$OUT/manifest.json" ] && python tools/manifest_history.py --old "$OUT/manifest.json" \
-  --old-postprocess "$OUT/postprocess.toml" --new "$K53/manifest.json" \
+  --old-postprocess "$OUT/postprocess.toml" --new "$CAND/manifest.json" \
   --previous-name "${PREVIOUS_NAME:-the default before $(date +%F)}"
 for f in model.keras model.tflite features.toml manifest.json data_order.npy postprocess.toml; do
-  cp "$K53/$f" "$OUT/$f"
+  cp "$CAND/$f" "$OUT/$f"
 done
 python tools/real_checks.py --model "$OUT"
 python tools/model_card.py --model "$OUT" --work "$WORK" --eval-prefix "$HELD_EVAL"

@@ -27,3 +27,6 @@ NEW_TRAIN4=alpha_field
 NEW_TRAIN5=steady_rhythm
 # O and O2 (own distribution: TRAIN families on unseen patients) exclude everything else
 OWN_EXCLUDE="$SELECT_SEIZ,$REPORT_SEIZ,$SELECT_OTHER,$REPORT_OTHER,$NEW_TRAIN,$REPORT2,$NEW_TRAIN2,$NEW_TRAIN3,$NEW_TRAIN4"
+# K66 (amendment 127's adopted recipe): K53's options plus these, defined once for
+# tools/xgen_recipes.sh's k66() and tools/make_default_model.sh's RECIPE=k66
+K66_OPTS=(--hard-pool 16)

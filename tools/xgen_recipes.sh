@@ -373,7 +373,7 @@ pair114() { pair117 k65 "$1"; }  # SEED
 # Pilot 115 (chooses nothing): K66 = K53 mining the hardest sixteenth of its candidates
 # (--hard-pool 16 against 4), the default features (pilot 115 judged with the feature cache;
 # pilots 116-119 without it)
-k66() { k53 "$@" --hard-pool 16; }  # OUT SEED [option...]
+k66() { k53 "$@" "${K66_OPTS[@]}"; }  # OUT SEED [option...]
 pair115() { pair_od k66 "$1"; mid102 "k66s${1}a"; }  # SEED
 # Pilot 116 (chooses nothing): K66's seeds 15-17 (pair115), judged without the feature cache (the
 # cache refill and storeX5L do not fit the disk together). Pilot 117 (chooses nothing): the dose
