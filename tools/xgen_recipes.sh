@@ -251,17 +251,18 @@ k55() { k15_joined trainX5LB A+A3+B,AL+BL,XT1,XT2,XE,XH "$@" --background-hinge 
 pair97() { pair_od k55 "$1"; }  # SEED
 # Pilot 98: NAME = the mean of K53 seeds' stored outputs (tools/ensemble_probs.py; approximate for
 # context members, amendment 32) in an `rt-eeg ensemble` folder, tuned as every seed (tune52, then
-# tune72 with OD), its family scores and real checks
+# tune72 with OD), its family scores and real checks. ENS_PREFIX: the members' name before the
+# seed (default k53s: k53sNa; pilot 128: k66s, k53es)
 ens98() {  # NAME SEED...
-  local name=$1 c members; shift
-  members=$(printf "$WORK/k53s%sa," "$@")
+  local name=$1 c members pre=${ENS_PREFIX:-k53s}; shift
+  members=$(printf "$WORK/$pre%sa," "$@")
   [ -f "$WORK/$name/manifest.json" ] || rt-eeg ensemble --members "${members%,}" --out "$WORK/$name"
   [ -f "$WORK/$name/postprocess.toml" ] || cp "$WORK/k6/postprocess.toml" "$WORK/$name/"
   for c in $SELECT_V2_DECODED OD; do
     # built beside and moved in whole: an interrupted run leaves no folder this test would skip
     [ -d "$WORK/eval_${name}_$c" ] || {
       rm -rf "$WORK/eval_${name}_$c.tmp"
-      python tools/ensemble_probs.py $(printf -- "--member $WORK/eval_k53s%sa_$c " "$@") --out "$WORK/eval_${name}_$c.tmp"
+      python tools/ensemble_probs.py $(printf -- "--member $WORK/eval_$pre%sa_$c " "$@") --out "$WORK/eval_${name}_$c.tmp"
       mv "$WORK/eval_${name}_$c.tmp" "$WORK/eval_${name}_$c"
     }
   done

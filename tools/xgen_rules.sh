@@ -253,15 +253,19 @@ rule_k66a() { rule_k66_on k53s K53C6 ${RULE_SEEDS:-21 22 23 24 25 26}; }
 rule_k66e() { rule_k66_on k53es K53EA6 ${RULE_SEEDS:-24 25 26 27 28 29}; }
 # Pilot 98: one model NAME (an ensemble of K53's seeds) against those seeds' mean at the _sel5o
 # points (amendment 54's form: more than 5.0 points ahead, DET mean not below theirs)
-# -> recipe_label_vs_k53_single.json
+# -> recipe_label_vs_k53_single.json. ENS_PREFIX: the seeds' name before the seed (default k53s;
+# other prefixes -> recipe_label_vs_PREFIX_single.json); P98_SUF: the points (default _sel5o;
+# another -> ..._single_SUF.json)
 pilot98() {  # LABEL NAME SEED...
-  local label=$1 name=$2 op=tools/results/operating_point_ rc=tools/results/real_checks_; shift 2
-  local -a ref; mapfile -t ref < <(printf 'k53s%sa\n' "$@")
+  local label=$1 name=$2 op=tools/results/operating_point_ rc=tools/results/real_checks_
+  local pre=${ENS_PREFIX:-k53s} suf=${P98_SUF:-_sel5o} vs; shift 2
+  vs=$([ "$pre" = k53s ] && echo k53 || echo "$pre")
+  local -a ref; mapfile -t ref < <(printf "${pre}%sa\n" "$@")
   python tools/judge_recipes.py --single-margin 5 --det-max-flag-ratio 2 \
-    --reference "K53S=$(printf "$op%s_sel5o.json\n" "${ref[@]}" | paste -sd,)" \
-    --candidate "$label=$op${name}_sel5o.json" \
-    --real "K53S=$(printf "$rc%s.json\n" "${ref[@]}" | paste -sd,)" --real "$label=$rc$name.json" \
-    --out "tools/results/recipe_${label,,}_vs_k53_single.json"
+    --reference "${pre^^}=$(printf "$op%s$suf.json\n" "${ref[@]}" | paste -sd,)" \
+    --candidate "$label=$op$name$suf.json" \
+    --real "${pre^^}=$(printf "$rc%s.json\n" "${ref[@]}" | paste -sd,)" --real "$label=$rc$name.json" \
+    --out "tools/results/recipe_${label,,}_vs_${vs}_single${suf#_sel5o}.json"
 }
 # Amendment 94: K53 against K15 on the fresh seeds 15-20 (RULE_SEEDS: the pairs finished so far)
 # -> recipe_k53_vs_k15c12_paired_sel5o_detf_a94.json
