@@ -83,3 +83,36 @@ def test_a_missing_result_file_is_named_and_nothing_is_written(tmp_path):
     r = run("--section", "other", "--entry", "e", "--comparison", cmp, "--work", work,
             "--protocol", "p", "--recipe", "r", "--manifest", manifest)  # fmt: skip
     assert r.returncode == 2 and "candidates" in r.stderr
+
+
+def test_a_single_comparison_records_the_one_model_and_its_lead(tmp_path):
+    # an ensemble against a recipe's seeds (judge_recipes.py --single-margin, xgen_rules.sh pilot98)
+    res, work, _, manifest = fixture(tmp_path)
+    cmp = res / "recipe_e99x1_vs_k15ps_single_sel5mo.json"
+    row = seed_row("e99x1", 41.0) | {"file": "tools/results/operating_point_e99x1_sel5mo.json"}
+    ref = seed_row("k15ps12a", 30.0) | {"file": "tools/results/operating_point_k15ps12a_sel5mo.json"}
+    write(cmp, {"reference": {"K15PS": {"seeds": [ref], "mean": 30.0, "det_mean": 50.0}},
+                "candidate": {"E99X1": {"seeds": [row], "mean": 41.0, "det_mean": 52.0}},
+                "lead": 11.0, "margin": 5.0, "det_difference": 2.0, "replaces_reference": True})  # fmt: skip
+    write(res / "operating_point_e99x1_sel5mo.json",
+          {"figures": {"chosen": {"bound_OD": {"hits": 40, "false_alarms": 0}}}})
+    write(res / "operating_point_k15ps12a_sel5mo.json",
+          {"figures": {"chosen": {"bound_OD": {"hits": 29, "false_alarms": 1}}}})
+    write(work / "e99x1" / "manifest.json", {"weights_sha256": "cd" * 32, "history": []})
+    r = run("--section", "candidates_new", "--entry", "pilot_128", "--comparison", cmp, "--work", work,
+            "--results", res, "--protocol", "p", "--recipe", "r", "--manifest", manifest,
+            "--with-reference")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "lead +11.0" in r.stdout
+    e = json.loads(manifest.read_text())["candidates_new"]["pilot_128"]
+    assert e["point"] == "_sel5mo" and list(e["models"]) == ["e99x1"] and e["replaces_reference"]
+    assert e["models"]["e99x1"]["od_found"] == 40 and e["reference"]["k15ps12a"]["od_found"] == 29
+    assert e["single"] == {"lead": 11.0, "margin": 5.0, "det_difference": 2.0,
+                           "reference_mean": 30.0, "reference_det_mean": 50.0}  # fmt: skip
+    assert "paired" not in e
+    # a file whose name says neither paired nor single is refused, naming it
+    odd = res / "recipe_e99x1_vs_k15ps.json"
+    odd.write_text(cmp.read_text())
+    r = run("--section", "candidates_new", "--entry", "x", "--comparison", odd, "--work", work,
+            "--results", res, "--protocol", "p", "--recipe", "r", "--manifest", manifest)  # fmt: skip
+    assert r.returncode == 2 and "recipe_e99x1_vs_k15ps.json" in r.stderr

@@ -1,12 +1,13 @@
 """Record a pilot's (or an amendment's) candidates in models/default/manifest.json.
 
 Every judged candidate of the cross-generator protocol gets a ``candidates_*`` section in the
-bundled model's manifest, built from the result files alone: the paired comparison of
-``tools/xgen_rules.sh`` (``recipe_PREFIX_vs_REF_paired_SUF_detf.json``) and, for each model in
-it, its operating point's figures (OD found and false alarms), its ``family_scores`` file (the
-nmm background epochs at the top of the score range), its real-signal checks, and its folder's
-manifest (weights hash, training time, dev AUC by epoch). Until 2026-11-30 each session wrote
-these sections with a throwaway script; this is that script, once.
+bundled model's manifest, built from the result files alone: the comparison of
+``tools/xgen_rules.sh``, paired (``recipe_PREFIX_vs_REF_paired_SUF_detf.json``) or single (one
+model, such as an ensemble, against a recipe's seeds: ``recipe_X_vs_Y_single[SUF].json``) and,
+for each model in it, its operating point's figures (OD found and false alarms), its
+``family_scores`` file (the nmm background epochs at the top of the score range), its real-signal
+checks, and its folder's manifest (weights hash, training time, dev AUC by epoch). Until
+2026-11-30 each session wrote these sections with a throwaway script; this is that script, once.
 
 Usage::
 
@@ -91,23 +92,38 @@ def model_figures(seed: dict, suffix: str, work: Path, results: Path = RESULTS) 
     return name, out
 
 
-def entry(comparison: Path, work: Path, *, protocol: str, recipe: str, reading: str,
-          with_reference: bool = False, results: Path = RESULTS) -> dict:  # fmt: skip
-    """A section entry from a paired comparison file (``tools/xgen_rules.sh``)."""
-    rule = _load(comparison)
+def _parse(rule: dict, comparison: Path) -> tuple[str, dict, dict, dict]:
+    """(point suffix, candidate, reference, summary) of a paired comparison
+    (``recipe_X_vs_Y_paired_SUF_detf.json``) or a single one (``recipe_X_vs_Y_single[SUF].json``,
+    one model such as an ensemble against a recipe's seeds; SUF ``_sel5o`` when absent)."""
+    name = comparison.name
     try:
-        suffix = "_" + comparison.name.split("_paired_")[1].split("_detf")[0]
         (cand,) = rule["candidate"].values()
         (ref,) = rule["reference"].values()
-        paired = {k: rule["paired"][k] for k in (
-            "differences", "mean_difference", "onset_differences_s", "mean_onset_difference_s",
-            "det_differences", "mean_det_difference")}  # fmt: skip
+        if "_paired_" in name:
+            suffix = "_" + name.split("_paired_")[1].split("_detf")[0]
+            return suffix, cand, ref, {"paired": {k: rule["paired"][k] for k in (
+                "differences", "mean_difference", "onset_differences_s", "mean_onset_difference_s",
+                "det_differences", "mean_det_difference")}}  # fmt: skip
+        if "_single" in name:
+            suffix = name.split("_single", 1)[1].removesuffix(".json") or "_sel5o"
+            return suffix, cand, ref, {"single": {
+                "lead": rule["lead"], "margin": rule["margin"], "det_difference": rule["det_difference"],
+                "reference_mean": ref["mean"], "reference_det_mean": ref["det_mean"]}}  # fmt: skip
     except (KeyError, IndexError, ValueError) as err:
-        raise PilotError(f"{comparison}: not a paired comparison ({err})") from None
+        raise PilotError(f"{comparison}: not a paired or single comparison ({err})") from None
+    raise PilotError(f"{comparison}: not a paired or single comparison (its name says neither)")
+
+
+def entry(comparison: Path, work: Path, *, protocol: str, recipe: str, reading: str,
+          with_reference: bool = False, results: Path = RESULTS) -> dict:  # fmt: skip
+    """A section entry from a paired or single comparison file (``tools/xgen_rules.sh``)."""
+    rule = _load(comparison)
+    suffix, cand, ref, summary = _parse(rule, comparison)
     models = dict(model_figures(s, suffix, work, results) for s in cand["seeds"])
     out = {"protocol": protocol, "recipe": recipe, "point": suffix,
            "seeds": [seed_of(n) for n in models],
-           "models": models, "comparison_file": comparison.name, "paired": paired,
+           "models": models, "comparison_file": comparison.name, **summary,
            "replaces_reference": bool(rule.get("replaces_reference", False))}  # fmt: skip
     if with_reference:
         out["reference"] = dict(model_figures(s, suffix, work, results) for s in ref["seeds"])
@@ -120,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--section", required=True, help="the manifest key (candidates_...)")
     ap.add_argument("--entry", required=True, help="the entry's key within the section")
-    ap.add_argument("--comparison", required=True, help="a paired comparison JSON")
+    ap.add_argument("--comparison", required=True, help="a paired or single comparison JSON")
     ap.add_argument("--work", required=True, help="the folder holding the models")
     ap.add_argument("--protocol", required=True, help="where the protocol entry is")
     ap.add_argument("--recipe", required=True, help="what the candidate recipe is")
@@ -150,8 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     section[args.entry] = new
     man[args.section] = section
     write_json_atomic(args.manifest, man)
-    print(f"{args.manifest}: {args.section}.{args.entry}: {len(new['models'])} models "
-          f"(paired mean {new['paired']['mean_difference']:+.1f})")  # fmt: skip
+    lead = (f"paired mean {new['paired']['mean_difference']:+.1f}" if "paired" in new
+            else f"lead {new['single']['lead']:+.1f} over the seeds' mean")
+    print(f"{args.manifest}: {args.section}.{args.entry}: {len(new['models'])} models ({lead})")
     return 0
 
 
