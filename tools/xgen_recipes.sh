@@ -421,3 +421,28 @@ pair125() { k53es_ref "$1"; pair124 "$1"; }  # SEED
 # (its CPU class recorded): K53's reference (k53es_ref), then K66's k66sNa, each judge_od and
 # mid102 without the feature cache; then rule_k66e (xgen_rules.sh) on the six
 pair_k66e() { k53es_ref "$1"; pair117 k66 "$1"; }  # SEED
+# Pilot 128 (chooses nothing): each recipe's six seeds of this class averaged from their stored
+# outputs (ens98 with ENS_PREFIX), mid102, and pilot 98's reading against those seeds at _sel5o and
+# _sel5mo -> E66x6z (k66sNa), E53x6z (k53esNa)
+pilot128() {  # SEED...
+  local pair pre name label
+  for pair in k66s:e66x6z:E66X6Z k53es:e53x6z:E53X6Z; do
+    IFS=: read -r pre name label <<< "$pair"
+    ENS_PREFIX=$pre ens98 "$name" "$@"
+    mid102 "$name"
+    ENS_PREFIX=$pre pilot98 "$label" "$name" "$@"
+    ENS_PREFIX=$pre P98_SUF=_sel5mo pilot98 "$label" "$name" "$@"
+  done
+}
+# Amendment 129: E53x6z's members in one ensemble folder decoded on its own (E53x6zd: judge_od,
+# mid102), read against its seeds (pilot98 at _sel5o, _sel5mo) and against K66's (the lead read);
+# gates94 e53x6zd k53es26a once the rule holds (see the protocol)
+a129() {  # SEED...
+  [ -f "$WORK/e53x6zd/manifest.json" ] ||
+    rt-eeg ensemble --members "$(printf "$WORK/k53es%sa," "$@" | sed 's/,$//')" --out "$WORK/e53x6zd"
+  judge_od e53x6zd
+  mid102 e53x6zd
+  ENS_PREFIX=k53es pilot98 E53X6ZD e53x6zd "$@"
+  ENS_PREFIX=k66s pilot98 E53X6ZD e53x6zd "$@"
+  ENS_PREFIX=k53es P98_SUF=_sel5mo pilot98 E53X6ZD e53x6zd "$@"
+}
