@@ -253,10 +253,13 @@ pair97() { pair_od k55 "$1"; }  # SEED
 # context members, amendment 32) in an `rt-eeg ensemble` folder, tuned as every seed (tune52, then
 # tune72 with OD), its family scores and real checks. ENS_PREFIX: the members' name before the
 # seed (default k53s: k53sNa; pilot 128: k66s, k53es)
+members_of() {  # PREFIX SEED... -> $WORK/PREFIXNa,... (an ensemble's --members)
+  local pre=$1; shift
+  printf "$WORK/$pre%sa\n" "$@" | paste -sd,
+}
 ens98() {  # NAME SEED...
-  local name=$1 c members pre=${ENS_PREFIX:-k53s}; shift
-  members=$(printf "$WORK/$pre%sa," "$@")
-  [ -f "$WORK/$name/manifest.json" ] || rt-eeg ensemble --members "${members%,}" --out "$WORK/$name"
+  local name=$1 c pre=${ENS_PREFIX:-k53s}; shift
+  [ -f "$WORK/$name/manifest.json" ] || rt-eeg ensemble --members "$(members_of "$pre" "$@")" --out "$WORK/$name"
   [ -f "$WORK/$name/postprocess.toml" ] || cp "$WORK/k6/postprocess.toml" "$WORK/$name/"
   for c in $SELECT_V2_DECODED OD; do
     # built beside and moved in whole: an interrupted run leaves no folder this test would skip
@@ -439,7 +442,7 @@ pilot128() {  # SEED...
 # gates94 e53x6zd k53es26a once the rule holds (see the protocol)
 a129() {  # SEED...
   [ -f "$WORK/e53x6zd/manifest.json" ] ||
-    rt-eeg ensemble --members "$(printf "$WORK/k53es%sa," "$@" | sed 's/,$//')" --out "$WORK/e53x6zd"
+    rt-eeg ensemble --members "$(members_of k53es "$@")" --out "$WORK/e53x6zd"
   judge_od e53x6zd
   mid102 e53x6zd
   ENS_PREFIX=k53es pilot98 E53X6ZD e53x6zd "$@"
